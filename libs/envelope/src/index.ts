@@ -1,0 +1,5 @@
+export * from './envelope';
+export * from './errors';
+export * from './params';
+export * from './render';
+export { escapeXml, renderXml, xmlName } from './xml';
