@@ -1,0 +1,71 @@
+import 'reflect-metadata';
+import { parseAccountsSpec } from '@loupe/auth';
+import { AppConfig, ensureAccountUser, Infrastructure, openInfrastructure, openQueues, QueueRuntime } from '@loupe/runtime';
+import { INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { AddressInfo } from 'node:net';
+import { AppModule } from './app.module';
+import { BasicAuthService } from './http/basic-auth.service';
+import { CollectionDispatcher } from './http/collection-dispatcher';
+import { CollectionService } from './services/collection.service';
+import { ImageInputs } from './services/image-inputs';
+import { mobileOperations } from './services/mobile.service';
+import type { OperationTable, ServiceName } from './services/operation';
+
+export interface Gateway {
+  app: INestApplication;
+  infra: Infrastructure;
+  queues: QueueRuntime;
+  /** Base URL once listening, e.g. http://127.0.0.1:8080 */
+  url: string;
+  close(): Promise<void>;
+}
+
+function logError(message: string, error?: unknown): void {
+  console.error(JSON.stringify({ level: 'error', msg: message, error: error instanceof Error ? error.stack : String(error) }));
+}
+
+/** Builds the whole gateway (adapters, services, HTTP) from a configuration and starts listening. */
+export async function startGateway(config: AppConfig, options: { host?: string } = {}): Promise<Gateway> {
+  const infra = await openInfrastructure(config);
+  let queues: QueueRuntime | undefined;
+  try {
+    for (const seed of parseAccountsSpec(config.accounts)) await ensureAccountUser(infra.accounts, seed);
+    queues = await openQueues(config, infra);
+    const inputs = new ImageInputs(infra.blobs, { ...config.download, allowPrivate: config.allowPrivateUrls });
+    const collection = new CollectionService(infra.images, queues.queue, inputs);
+    const notYet: OperationTable = {};
+    const services: Record<ServiceName, OperationTable> = {
+      mobile: mobileOperations(collection),
+      match: notYet,
+      color: notYet,
+      wine: notYet,
+    };
+    const dispatcher = new CollectionDispatcher(
+      new BasicAuthService(infra.accounts),
+      services,
+      { maxBodyBytes: config.maxBodyBytes, maxFileBytes: config.maxFileBytes },
+      logError,
+    );
+    const app = await NestFactory.create(AppModule.with(dispatcher), { bodyParser: false, logger: ['error', 'warn'] });
+    app.enableShutdownHooks();
+    await app.listen(config.port, options.host ?? '0.0.0.0');
+    const address = app.getHttpServer().address() as AddressInfo;
+    const openQueuesRuntime = queues;
+    return {
+      app,
+      infra,
+      queues: openQueuesRuntime,
+      url: `http://127.0.0.1:${address.port}`,
+      close: async () => {
+        await app.close();
+        await openQueuesRuntime.close();
+        await infra.close();
+      },
+    };
+  } catch (error) {
+    await queues?.close();
+    await infra.close();
+    throw error;
+  }
+}

@@ -1,0 +1,99 @@
+import {
+  AuthError, Envelope, NotFoundError, ParamError, parseFormat, PayloadTooLargeError, renderEnvelope, ResponseFormat, seconds, statusFor,
+} from '@loupe/envelope';
+import { JobFailedError, JobTimeoutError } from '@loupe/queue';
+import type { IncomingMessage } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import type { OperationOutcome, OperationTable, ServiceName } from '../services/operation';
+import { BasicAuthService } from './basic-auth.service';
+import { BodyLimits, readParams } from './read-params';
+
+export interface HttpAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** Maximum `timeout` a caller may ask for: a day, longer than any job should ever wait. */
+const MAX_TIMEOUT_SECONDS = 86_400;
+
+function earlyFormat(url: string | undefined): ResponseFormat {
+  const query = url?.includes('?') ? new URLSearchParams(url.slice(url.indexOf('?') + 1)) : null;
+  try {
+    return parseFormat(query?.get('format') ?? undefined);
+  } catch {
+    return 'json';
+  }
+}
+
+/**
+ * One collection-service call from HTTP request to rendered envelope: authenticate, read parameters, run the
+ * operation, and map every failure to the status clients expect (compatibility.md): input problems are `fail`
+ * envelopes with HTTP 200; 401 for credentials, 404 for unknown operations, 413 for oversized bodies, 5xx for faults.
+ */
+export class CollectionDispatcher {
+  constructor(
+    private readonly auth: BasicAuthService,
+    private readonly services: Readonly<Record<ServiceName, OperationTable>>,
+    private readonly limits: BodyLimits,
+    private readonly log: (message: string, error?: unknown) => void = () => undefined,
+  ) {}
+
+  async handle(req: IncomingMessage, service: string, accountName: string, operation: string): Promise<HttpAnswer> {
+    const started = performance.now();
+    let format = earlyFormat(req.url);
+    let callback: string | undefined;
+    let timeoutSeconds = 0;
+    const answer = (status: number, envelope: Envelope, headers: Record<string, string> = {}): HttpAnswer => {
+      envelope.stats = { ...envelope.stats, time_total: seconds(performance.now() - started) };
+      const rendered = renderEnvelope(envelope, format, { callback });
+      return { status, headers: { 'content-type': rendered.contentType, ...headers }, body: rendered.body };
+    };
+    const failure = (message: string) => ({ method: operation, status: 'fail' as const, error: [message], result: [], stats: {} });
+
+    try {
+      const table = this.services[service as ServiceName];
+      if (!table) throw new NotFoundError(`There is no service named "${service}".`);
+      const account = await this.auth.authenticate(accountName, req.headers.authorization);
+      const run = Object.prototype.hasOwnProperty.call(table, operation) ? table[operation] : undefined;
+      if (!run) throw new NotFoundError(`The ${service} service has no operation "${operation}".`);
+      const params = await readParams(req, this.limits);
+      callback = params.string('callback');
+      format = parseFormat(params.string('format'));
+      timeoutSeconds = params.number('timeout', { default: 0, min: 0, max: MAX_TIMEOUT_SECONDS })!;
+      const outcome = await run({
+        service: service as ServiceName,
+        account,
+        params,
+        timeoutMs: timeoutSeconds > 0 ? timeoutSeconds * 1000 : undefined,
+      });
+      return answer(200, toEnvelope(operation, outcome));
+    } catch (error) {
+      if (error instanceof ParamError) return answer(200, failure(error.message));
+      if (error instanceof JobTimeoutError) {
+        return answer(200, failure(`The request timed out after ${timeoutSeconds} s (it was still ${error.phase}).`));
+      }
+      if (error instanceof AuthError) {
+        return answer(401, failure(error.message), { 'www-authenticate': 'Basic realm="Loupe", charset="UTF-8"' });
+      }
+      if (error instanceof NotFoundError) return answer(404, failure(error.message));
+      if (error instanceof PayloadTooLargeError) return answer(413, failure(error.message));
+      this.log(`${service}/${operation} failed`, error);
+      const detail = error instanceof JobFailedError ? error.message : 'An internal error occurred; it has been logged.';
+      return answer(500, failure(`Internal error: ${detail}`));
+    }
+  }
+}
+
+export function toEnvelope(method: string, outcome: OperationOutcome): Envelope {
+  const errors = outcome.errors ?? [];
+  const envelope: Envelope = {
+    method,
+    status: outcome.status ?? statusFor(errors, true),
+    error: errors,
+    result: outcome.status === 'fail' ? [] : outcome.result,
+    stats: outcome.stats,
+  };
+  if (outcome.query_image !== undefined) envelope.query_image = outcome.query_image;
+  return envelope;
+}

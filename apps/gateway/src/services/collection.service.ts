@@ -1,0 +1,159 @@
+import { ParamError, Params, seconds } from '@loupe/envelope';
+import { DeletePayload, DeleteResult, IngestPayload, IngestResult, JobKind, Stopwatch } from '@loupe/jobs';
+import type { JobQueue } from '@loupe/queue';
+import type { CollectionRef, ImageRepository, ImageRow } from '@loupe/storage';
+import { performance } from 'node:perf_hooks';
+import { ImageInputs } from './image-inputs';
+import type { OperationContext, OperationOutcome } from './operation';
+
+/** Specification 8: paths per get_info / get_metadata (and, by the same reasoning, delete). */
+export const MAX_PATHS_PER_REQUEST = 10;
+/** compatibility.md: `list` returns 20 paths unless asked otherwise. */
+export const DEFAULT_LIST_LIMIT = 20;
+
+export function missingMessage(filepath: string): string {
+  return `${filepath}: This file does not exist in the image collection.`;
+}
+
+/** The queue group of a collection's reads: 4 at a time per account and service. */
+export function readGroup(ctx: OperationContext): string {
+  return `${ctx.account.name}:${ctx.service}`;
+}
+
+/** The queue group of writes: 1 at a time per account, across its services (specification 8). */
+export function writeGroup(ctx: OperationContext): string {
+  return `${ctx.account.name}`;
+}
+
+function formatDate(value: Date | string): string {
+  const date = value instanceof Date ? value : new Date(value);
+  return date.toISOString().slice(0, 10);
+}
+
+export function collectionRef(ctx: OperationContext): CollectionRef {
+  return { accountId: ctx.account.id, service: ctx.service };
+}
+
+export interface AddPolicy {
+  onExisting: 'refuse' | 'replace';
+  preferredSide: number;
+}
+
+/**
+ * The operations every collection service shares (add, get_info, get_metadata, delete, list, count, ping).
+ * Reads go straight to the index; writes go through the per-account write queue.
+ */
+export class CollectionService {
+  constructor(
+    private readonly images: ImageRepository,
+    private readonly queue: JobQueue,
+    private readonly inputs: ImageInputs,
+  ) {}
+
+  async add(ctx: OperationContext, policy: AddPolicy): Promise<OperationOutcome> {
+    const deadline = ctx.timeoutMs ? Date.now() + ctx.timeoutMs : undefined;
+    const staged = await this.inputs.stage(ctx.params, deadline);
+    const stats = { time_download: staged.timeDownload, time_resize: 0, time_add: 0 };
+    if (staged.items.length === 0) return { result: [], errors: staged.errors, status: 'fail', stats };
+    const payload: IngestPayload = {
+      account_id: ctx.account.id,
+      account: ctx.account.name,
+      service: ctx.service,
+      items: staged.items,
+      on_existing: policy.onExisting,
+      preferred_side: policy.preferredSide,
+    };
+    let outcome: IngestResult;
+    try {
+      outcome = await this.queue.run<IngestResult>({
+        kind: JobKind.Ingest,
+        group: writeGroup(ctx),
+        payload,
+        timeoutMs: deadline ? Math.max(1, deadline - Date.now()) : undefined,
+      });
+    } catch (error) {
+      await this.inputs.discard(staged.items);
+      throw error;
+    }
+    const errors = [...staged.errors, ...outcome.errors];
+    return {
+      result: [],
+      errors,
+      status: errors.length === 0 ? 'ok' : outcome.added.length > 0 ? 'warn' : 'fail',
+      stats: { ...stats, time_resize: outcome.time_resize, time_add: outcome.time_add },
+    };
+  }
+
+  /** filepath or filepaths[n], at most 10, order kept. */
+  requestedPaths(params: Params): string[] {
+    const paths = params.list('filepaths', 'filepath').filter((p) => p !== '');
+    if (paths.length === 0) throw new ParamError('Please specify filepath or filepaths[n].');
+    if (paths.length > MAX_PATHS_PER_REQUEST) {
+      throw new ParamError(`At most ${MAX_PATHS_PER_REQUEST} filepaths may be sent per request; ${paths.length} were sent.`);
+    }
+    return paths;
+  }
+
+  async getInfo(ctx: OperationContext, options: { reportFingerprint: boolean }): Promise<OperationOutcome> {
+    const paths = this.requestedPaths(ctx.params);
+    const watch = new Stopwatch().start();
+    const rows = await this.images.findByPaths(collectionRef(ctx), paths);
+    const result = paths.map((filepath) => {
+      const row = rows.get(filepath);
+      if (!row) return { filepath, width: 0, height: 0, fingerprint: 0, date: '0000-00-00', status: 'missing' };
+      return {
+        filepath,
+        width: row.width,
+        height: row.height,
+        fingerprint: options.reportFingerprint ? row.fingerprint_health : 0,
+        date: formatDate(row.created_at),
+        status: 'healthy',
+      };
+    });
+    return { result, stats: { time_get_info: watch.stop() } };
+  }
+
+  async getMetadata(ctx: OperationContext): Promise<OperationOutcome> {
+    const paths = this.requestedPaths(ctx.params);
+    const watch = new Stopwatch().start();
+    const rows = await this.images.findByPaths(collectionRef(ctx), paths);
+    const found = paths.filter((p) => rows.has(p));
+    const errors = paths.filter((p) => !rows.has(p)).map(missingMessage);
+    const result = found.map((filepath) => ({ filepath, metadata: { image_id: (rows.get(filepath) as ImageRow).image_id ?? '' } }));
+    return {
+      result,
+      errors,
+      status: errors.length === 0 ? 'ok' : found.length > 0 ? 'warn' : 'fail',
+      stats: { time_get_metadata: watch.stop() },
+    };
+  }
+
+  async delete(ctx: OperationContext): Promise<OperationOutcome> {
+    const paths = [...new Set(this.requestedPaths(ctx.params))];
+    const started = performance.now();
+    const payload: DeletePayload = { account_id: ctx.account.id, service: ctx.service, filepaths: paths };
+    const outcome = await this.queue.run<DeleteResult>({ kind: JobKind.Delete, group: writeGroup(ctx), payload, timeoutMs: ctx.timeoutMs });
+    const deleted = new Set(outcome.deleted);
+    const errors = paths.filter((p) => !deleted.has(p)).map(missingMessage);
+    // compatibility.md: deleting a path that is not there "did nothing", which is a warning, not a failure.
+    return { result: [], errors, status: errors.length === 0 ? 'ok' : 'warn', stats: { time_delete: seconds(performance.now() - started) } };
+  }
+
+  async list(ctx: OperationContext): Promise<OperationOutcome> {
+    const offset = ctx.params.int('offset', { default: 0, min: 0 })!;
+    const limit = ctx.params.int('limit', { default: DEFAULT_LIST_LIMIT, min: 0 })!;
+    const watch = new Stopwatch().start();
+    const result = await this.images.listPaths(collectionRef(ctx), offset, limit);
+    return { result, stats: { time_list: watch.stop() } };
+  }
+
+  async count(ctx: OperationContext): Promise<OperationOutcome> {
+    const watch = new Stopwatch().start();
+    const n = await this.images.count(collectionRef(ctx));
+    return { result: [n], stats: { time_count: watch.stop() } };
+  }
+
+  async ping(): Promise<OperationOutcome> {
+    return { result: [], stats: {} };
+  }
+}

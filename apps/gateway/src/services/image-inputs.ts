@@ -1,0 +1,141 @@
+import { ParamError, Params, seconds } from '@loupe/envelope';
+import { IngestItem, stagingKey } from '@loupe/jobs';
+import type { BlobStore } from '@loupe/storage';
+import { performance } from 'node:perf_hooks';
+import { downloadUrl, DownloadError, DownloadLimits } from '../inputs/url-fetcher';
+
+/** Specification 8: images or URLs per add/update request. */
+export const MAX_IMAGES_PER_REQUEST = 10;
+/** Specification 2.3: image_id length. */
+export const MAX_IMAGE_ID_LENGTH = 255;
+/** Collection paths are keys shown back to users; a bound keeps indexes and messages sane. */
+export const MAX_FILEPATH_LENGTH = 1024;
+
+export interface StagedImages {
+  items: IngestItem[];
+  errors: string[];
+  /** Seconds spent downloading URL inputs. */
+  timeDownload: number;
+}
+
+interface Candidate {
+  filepath: string | undefined;
+  imageId: string | undefined;
+  /** How the input is named in messages when it has no usable filepath. */
+  label: string;
+  upload?: Buffer;
+  url?: string;
+}
+
+/** A filepath must be printable text: control characters would corrupt messages, XML and logs. */
+function checkFilepath(filepath: string): string | null {
+  if (filepath.length > MAX_FILEPATH_LENGTH) return `${filepath.slice(0, 60)}…: filepath is longer than ${MAX_FILEPATH_LENGTH} characters.`;
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(filepath)) return `${JSON.stringify(filepath)}: filepath contains control characters.`;
+  return null;
+}
+
+/**
+ * Reads the four add/update forms of specification 4.12 (one or several uploads, one or several URLs; they may be
+ * combined), checks each input, downloads URLs and stages every image in the blob store for the worker. Problems with
+ * one input become messages naming it; the others still go ahead.
+ */
+export class ImageInputs {
+  constructor(
+    private readonly blobs: BlobStore,
+    private readonly download: DownloadLimits,
+  ) {}
+
+  collect(params: Params): Candidate[] {
+    const candidates: Candidate[] = [];
+    const single = params.files('image');
+    if (single.length > 0) {
+      candidates.push({
+        upload: single[0].data,
+        filepath: params.string('filepath') ?? (single[0].filename || undefined),
+        imageId: params.string('image_id'),
+        label: single[0].filename || 'image',
+      });
+    }
+    const uploads = params.files('images');
+    const uploadPaths = params.indexed('filepaths');
+    const uploadIds = params.indexed('image_ids');
+    uploads.forEach((file, i) => {
+      candidates.push({
+        upload: file.data,
+        filepath: uploadPaths.get(i) || file.filename || undefined,
+        imageId: uploadIds.get(i) || undefined,
+        label: file.filename || `images[${i}]`,
+      });
+    });
+    const url = params.string('url');
+    if (url !== undefined) {
+      candidates.push({ url, filepath: single.length > 0 ? undefined : params.string('filepath'), imageId: params.string('image_id'), label: url });
+    }
+    // With several uploads, filepaths[n] belong to them; URLs then continue the numbering (images first, then urls).
+    const urlOffset = uploads.length;
+    params.list('urls').forEach((u, i) => {
+      candidates.push({ url: u, filepath: uploadPaths.get(urlOffset + i) || undefined, imageId: uploadIds.get(urlOffset + i) || undefined, label: u });
+    });
+    if (candidates.length === 0) {
+      throw new ParamError('Please send an image: image, images[n], url or urls[n].');
+    }
+    if (candidates.length > MAX_IMAGES_PER_REQUEST) {
+      throw new ParamError(`At most ${MAX_IMAGES_PER_REQUEST} images or URLs may be sent per request; ${candidates.length} were sent.`);
+    }
+    return candidates;
+  }
+
+  async stage(params: Params, deadline?: number): Promise<StagedImages> {
+    const candidates = this.collect(params);
+    const staged: StagedImages = { items: [], errors: [], timeDownload: 0 };
+    for (const candidate of candidates) {
+      const problem = this.check(candidate);
+      if (problem) {
+        staged.errors.push(problem);
+        continue;
+      }
+      let data = candidate.upload;
+      if (candidate.url !== undefined) {
+        const started = performance.now();
+        try {
+          const timeoutMs = deadline ? Math.min(this.download.timeoutMs, Math.max(1, deadline - Date.now())) : this.download.timeoutMs;
+          data = await downloadUrl(candidate.url, { ...this.download, timeoutMs });
+        } catch (error) {
+          if (!(error instanceof DownloadError)) throw error;
+          staged.errors.push(`${candidate.url}: ${error.message}`);
+          continue;
+        } finally {
+          staged.timeDownload += seconds(performance.now() - started);
+        }
+      }
+      if (!data || data.length === 0) {
+        staged.errors.push(`${candidate.filepath}: The file is empty.`);
+        continue;
+      }
+      const key = stagingKey();
+      await this.blobs.put(key, data);
+      staged.items.push({ filepath: candidate.filepath!, image_id: candidate.imageId ?? null, staged_key: key });
+    }
+    return staged;
+  }
+
+  /** Removes staged blobs that a job never consumed (the request failed or timed out before the worker ran). */
+  async discard(items: readonly IngestItem[]): Promise<void> {
+    await Promise.all(items.map((item) => this.blobs.delete(item.staged_key)));
+  }
+
+  private check(candidate: Candidate): string | null {
+    if (candidate.filepath === undefined) {
+      return candidate.url !== undefined
+        ? `${candidate.label}: a filepath is required when adding from a URL.`
+        : `${candidate.label}: no filepath was given and the upload has no file name.`;
+    }
+    const pathProblem = checkFilepath(candidate.filepath);
+    if (pathProblem) return pathProblem;
+    if (candidate.imageId !== undefined && candidate.imageId.length > MAX_IMAGE_ID_LENGTH) {
+      return `${candidate.filepath}: image_id is longer than ${MAX_IMAGE_ID_LENGTH} characters.`;
+    }
+    return null;
+  }
+}

@@ -1,0 +1,41 @@
+import { ALL_JOB_KINDS, createProcessors } from '@loupe/jobs';
+import { startBullWorkers } from '@loupe/queue';
+import { loadConfig, openInfrastructure } from '@loupe/runtime';
+
+/**
+ * A worker process: runs the processors of the job kinds named in WORKER_QUEUES (default: all) against the shared
+ * Redis, Postgres and blob store. Start as many as the load needs; each takes WORKER_CONCURRENCY jobs at a time.
+ */
+async function main(): Promise<void> {
+  const config = loadConfig();
+  if (!config.redisUrl) {
+    throw new Error('REDIS_URL is not set: a separate worker needs Redis. Without it, `npm start` runs the workers in the gateway process.');
+  }
+  const kinds = (process.env.WORKER_QUEUES ?? '').split(',').map((k) => k.trim()).filter(Boolean);
+  const unknown = kinds.filter((k) => !(ALL_JOB_KINDS as readonly string[]).includes(k));
+  if (unknown.length > 0) throw new Error(`WORKER_QUEUES: unknown job kinds ${unknown.join(', ')}; known: ${ALL_JOB_KINDS.join(', ')}.`);
+  const concurrency = Number(process.env.WORKER_CONCURRENCY || 1);
+  const infra = await openInfrastructure(config);
+  const workers = await startBullWorkers({
+    redisUrl: config.redisUrl,
+    prefix: config.redisPrefix,
+    processors: createProcessors({ images: infra.images, blobs: infra.blobs }),
+    kinds: kinds.length > 0 ? kinds : [...ALL_JOB_KINDS],
+    concurrency,
+    stalledIntervalMs: process.env.WORKER_STALLED_INTERVAL_MS ? Number(process.env.WORKER_STALLED_INTERVAL_MS) : undefined,
+  });
+  console.log(`Loupe worker ready for ${kinds.length > 0 ? kinds.join(', ') : 'all job kinds'} (concurrency ${concurrency})`);
+  const stop = async (signal: string) => {
+    console.log(`${signal}: finishing current jobs and stopping`);
+    await workers.close();
+    await infra.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void stop('SIGINT'));
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+}
+
+main().catch((error) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

@@ -1,0 +1,47 @@
+import { srgbToOklab, type Oklab } from './oklab';
+import type { RgbImage } from './types';
+
+/**
+ * Bits kept per channel when pixels are binned. 5 bits (32 768 bins) keeps every bin narrower than ΔE_OK ≈ 3,
+ * far below the merge distance, so binning changes no palette, while a 600×400 image collapses to a few
+ * thousand weighted points that k-means can afford to visit many times.
+ */
+const BIN_BITS = 5;
+const BIN_SHIFT = 8 - BIN_BITS;
+
+/** Counted pixels grouped into color bins: mean OKLab color and pixel count per non-empty bin. */
+export interface ColorBins {
+  labs: Oklab[];
+  counts: number[];
+  total: number;
+}
+
+/** Bins the pixels of img whose mask value is 0 (mask 1 = left out); no mask counts every pixel. */
+export function binPixels(img: RgbImage, exclude?: Uint8Array): ColorBins {
+  const binCount = 1 << (3 * BIN_BITS);
+  const counts = new Uint32Array(binCount);
+  const sums = new Float64Array(binCount * 3);
+  const { data } = img;
+  const pixels = img.width * img.height;
+  for (let p = 0; p < pixels; p++) {
+    if (exclude && exclude[p]) continue;
+    const r = data[3 * p];
+    const g = data[3 * p + 1];
+    const b = data[3 * p + 2];
+    const bin = ((r >> BIN_SHIFT) << (2 * BIN_BITS)) | ((g >> BIN_SHIFT) << BIN_BITS) | (b >> BIN_SHIFT);
+    counts[bin]++;
+    sums[3 * bin] += r;
+    sums[3 * bin + 1] += g;
+    sums[3 * bin + 2] += b;
+  }
+  const result: ColorBins = { labs: [], counts: [], total: 0 };
+  for (let bin = 0; bin < binCount; bin++) {
+    const n = counts[bin];
+    if (n === 0) continue;
+    const mean = (i: number) => Math.round(sums[3 * bin + i] / n);
+    result.labs.push(srgbToOklab(mean(0), mean(1), mean(2)));
+    result.counts.push(n);
+    result.total += n;
+  }
+  return result;
+}

@@ -1,0 +1,118 @@
+import { describe, expect, it } from 'vitest';
+import { parseColor } from './color-format';
+import { deltaE } from './oklab';
+import { extractPalette } from './palette';
+import { addNoise, renderSvg, svgDoc } from './test-support/render';
+import {
+  LOGO_ON_WHITE_SVG,
+  PHOTO_PATCHES_SVG,
+  PHOTO_PATCHES_WEIGHTS,
+  THREE_COLOR_SVG,
+  THREE_COLOR_WEIGHTS,
+  applyPhotoTexture,
+} from './test-support/scenes';
+import type { PaletteEntry } from './types';
+
+/** Matches each expected color to the nearest palette entry; returns the weight errors and color distances. */
+function compare(palette: PaletteEntry[], expected: readonly (readonly [string, number])[]) {
+  return expected.map(([hex, percent]) => {
+    const rgb = parseColor(hex).rgb;
+    const nearest = palette.reduce((best, e) => (deltaE(e.rgb, rgb) < deltaE(best.rgb, rgb) ? e : best));
+    return { hex, weightError: Math.abs(nearest.weight - percent), distance: deltaE(nearest.rgb, rgb), nearest };
+  });
+}
+
+const meanAbsoluteError = (rows: { weightError: number }[]) => rows.reduce((s, r) => s + r.weightError, 0) / rows.length;
+
+function expectWellFormed(palette: PaletteEntry[]) {
+  const sum = palette.reduce((s, e) => s + Math.round(e.weight * 100), 0);
+  expect(sum).toBe(10000);
+  for (const e of palette) expect(Math.round(e.weight * 100) / 100).toBe(e.weight);
+}
+
+describe('palette extraction', () => {
+  it('recovers 60/30/10 % of flat colors exactly, classed blue, yellow and white', async () => {
+    const palette = extractPalette(await renderSvg(THREE_COLOR_SVG));
+    expect(palette).toHaveLength(3);
+    expectWellFormed(palette);
+    const rows = compare(palette, THREE_COLOR_WEIGHTS);
+    for (const r of rows) expect(r.distance).toBeLessThan(1);
+    expect(meanAbsoluteError(rows)).toBeLessThanOrEqual(0.5);
+    expect(palette.map((e) => e.class)).toEqual(['yellow', 'blue', 'white']);
+  });
+
+  it('keeps area weights within 3 points under ±16 levels of noise', async () => {
+    const palette = extractPalette(addNoise(await renderSvg(THREE_COLOR_SVG), 16, 7));
+    expectWellFormed(palette);
+    expect(palette).toHaveLength(3);
+    const rows = compare(palette, THREE_COLOR_WEIGHTS);
+    for (const r of rows) expect(r.distance).toBeLessThan(3);
+    expect(meanAbsoluteError(rows)).toBeLessThanOrEqual(3);
+  });
+
+  it('finds the painted patches of a textured photo-like image with their areas and classes', async () => {
+    const palette = extractPalette(applyPhotoTexture(await renderSvg(PHOTO_PATCHES_SVG), 3));
+    expectWellFormed(palette);
+    const rows = compare(palette, PHOTO_PATCHES_WEIGHTS);
+    expect(meanAbsoluteError(rows)).toBeLessThanOrEqual(3);
+    for (const r of rows) expect(r.distance).toBeLessThan(5);
+    expect(rows.map((r) => r.nearest.class.split(',')[0])).toEqual(['green', 'yellow', 'red', 'brown-dark']);
+  });
+
+  it('ranks dark greys first, then chromatic colors by hue (red, yellow, green, blue), light greys last', async () => {
+    const stripes = ['#ffffff', '#1f4e9c', '#2e7d32', '#c62828', '#111111', '#f2d14a', '#8a2be2'];
+    const body = stripes.map((c, i) => `<rect x="${i * 100}" width="100" height="400" fill="${c}"/>`).join('');
+    const palette = extractPalette(await renderSvg(svgDoc(700, 400, body)));
+    expect(palette.map((e) => e.class)).toEqual(['black', 'red', 'yellow', 'green', 'blue', 'violet', 'white']);
+  });
+
+  it('splits a two-stop gradient into a few colors along the ramp, all between its ends', async () => {
+    const svg = svgDoc(
+      600,
+      400,
+      '<defs><linearGradient id="g"><stop offset="0" stop-color="#1f4e9c"/><stop offset="1" stop-color="#ffffff"/></linearGradient></defs>' +
+        '<rect width="600" height="400" fill="url(#g)"/>',
+    );
+    const palette = extractPalette(await renderSvg(svg));
+    expectWellFormed(palette);
+    expect(palette.length).toBeGreaterThanOrEqual(3);
+    expect(palette.length).toBeLessThanOrEqual(8);
+    const blue = parseColor('1f4e9c').rgb;
+    const ends = deltaE(blue, [255, 255, 255]);
+    for (const e of palette) {
+      // On (or very near) the segment: the two distances to the ends add up to about the whole length.
+      expect(deltaE(e.rgb, blue) + deltaE(e.rgb, [255, 255, 255])).toBeLessThan(ends + 4);
+    }
+  });
+
+  it('honours a smaller target number of colors and caps large targets at 10', async () => {
+    const stripes = Array.from({ length: 12 }, (_, i) => `hsl(${i * 30},80%,50%)`);
+    const body = stripes.map((c, i) => `<rect x="${i * 50}" width="50" height="400" fill="${c}"/>`).join('');
+    const img = await renderSvg(svgDoc(600, 400, body));
+    expect(extractPalette(img, { targetColors: 2 }).length).toBeLessThanOrEqual(2);
+    expect(extractPalette(img, { targetColors: 50 })).toHaveLength(10);
+    expect(extractPalette(img).length).toBeLessThanOrEqual(8);
+  });
+
+  it('gives the same palette for the same image every time', async () => {
+    const img = applyPhotoTexture(await renderSvg(PHOTO_PATCHES_SVG), 5);
+    expect(extractPalette(img)).toEqual(extractPalette(img));
+  });
+
+  it('leaves out a white backdrop when asked and renormalises the logo colors to 100', async () => {
+    const img = await renderSvg(LOGO_ON_WHITE_SVG);
+    const withWhite = extractPalette(img);
+    expect(withWhite.map((e) => e.class)).toContain('white');
+    const palette = extractPalette(img, { ignoreBackground: true });
+    expectWellFormed(palette);
+    expect(palette.map((e) => e.class)).toEqual(['red', 'blue']);
+    expect(palette[0].weight).toBeCloseTo(66.67, 0);
+    expect(palette[1].weight).toBeCloseTo(33.33, 0);
+  });
+
+  it('returns no colors when the whole image is background', async () => {
+    const img = await renderSvg(svgDoc(100, 100, '<rect width="100" height="100" fill="#ffffff"/>'));
+    expect(extractPalette(img)).toEqual([{ rgb: [255, 255, 255], weight: 100, class: 'white' }]);
+    expect(extractPalette(img, { ignoreBackground: true })).toEqual([]);
+  });
+});

@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { findContentBox } from './content-box';
+import { normalizeImage } from './decode';
+import { addBorder, flatColor, photoLike, rawSharp } from './testing/test-images';
+import type { RgbImage } from './types';
+
+async function viaJpeg(img: RgbImage): Promise<RgbImage> {
+  return normalizeImage(await rawSharp(img).jpeg({ quality: 80 }).toBuffer(), { preferredSide: 2000 });
+}
+
+describe('findContentBox', () => {
+  it('removes a 20 px white border exactly', async () => {
+    const img = addBorder(await photoLike(200, 150), 20, [255, 255, 255]);
+    expect(findContentBox(img)).toEqual({ left: 20, top: 20, right: 220, bottom: 170 });
+  });
+
+  it('removes a 15 px black border exactly', async () => {
+    const img = addBorder(await photoLike(200, 150), 15, [0, 0, 0]);
+    expect(findContentBox(img)).toEqual({ left: 15, top: 15, right: 215, bottom: 165 });
+  });
+
+  it('removes a 20 px white mat and a 15 px black frame nested around each other', async () => {
+    const img = addBorder(addBorder(await photoLike(200, 150), 15, [0, 0, 0]), 20, [255, 255, 255]);
+    expect(findContentBox(img)).toEqual({ left: 35, top: 35, right: 235, bottom: 185 });
+  });
+
+  it('finds the borders within 2 px after JPEG compression', async () => {
+    const img = await viaJpeg(addBorder(addBorder(await photoLike(200, 150), 15, [0, 0, 0]), 20, [255, 255, 255]));
+    const box = findContentBox(img);
+    const expected = { left: 35, top: 35, right: 235, bottom: 185 };
+    for (const side of ['left', 'top', 'right', 'bottom'] as const) {
+      expect(Math.abs(box[side] - expected[side]), side).toBeLessThanOrEqual(2);
+    }
+  });
+
+  it('keeps an image without borders whole', async () => {
+    const img = await photoLike(200, 150);
+    expect(findContentBox(img)).toEqual({ left: 0, top: 0, right: 200, bottom: 150 });
+  });
+
+  it('never crops a flat image to nothing', () => {
+    expect(findContentBox(flatColor(50, 40, [10, 200, 10], 4))).toEqual({ left: 0, top: 0, right: 50, bottom: 40 });
+  });
+
+  it('handles a border on only one side', async () => {
+    const content = await photoLike(100, 80);
+    const img = flatColor(130, 80, [255, 255, 255]);
+    for (let y = 0; y < 80; y++) img.data.set(content.data.subarray(y * 300, (y + 1) * 300), (y * 130 + 30) * 3);
+    expect(findContentBox(img)).toEqual({ left: 30, top: 0, right: 130, bottom: 80 });
+  });
+});

@@ -1,0 +1,124 @@
+import type { RgbImage } from './types';
+
+/** Pixel bounds of an image's content; right and bottom are exclusive. */
+export interface BorderBox {
+  left: number;
+  top: number;
+  right: number;
+  bottom: number;
+}
+
+/**
+ * Largest difference (levels, any channel) between a pixel and its line's mean color that
+ * still counts as the same color. JPEG at q75 keeps flat areas within ~4 levels; 24 also
+ * absorbs scanner noise and mild chroma subsampling bleed.
+ */
+const PIXEL_TOLERANCE = 24;
+
+/**
+ * Share of a line allowed to differ (dust, a stray mark, JPEG ringing at a corner) while
+ * the line still counts as one color.
+ */
+const LINE_OUTLIER_FRACTION = 0.02;
+
+/** Largest drift (levels, any channel) of line colors within one border run. */
+const RUN_COLOR_TOLERANCE = 24;
+
+/**
+ * Nested borders removed per side: a frame, a mat and a thin inner line cover scanned
+ * labels and framed pictures; more runs than that are more likely bands in the content.
+ */
+const MAX_BORDER_RUNS = 3;
+
+/**
+ * If peeling leaves less than this on a side, the "borders" were the whole image (a flat
+ * or striped picture) and nothing is cropped.
+ */
+const MIN_CONTENT_SIDE = 8;
+
+type Side = 'top' | 'bottom' | 'left' | 'right';
+type Rgb = [number, number, number];
+
+/** Mean color of a row (horizontal) or column segment, or null when it is not one color. */
+function uniformLineColor(img: RgbImage, horizontal: boolean, index: number, from: number, to: number): Rgb | null {
+  const length = to - from;
+  const step = horizontal ? 3 : img.width * 3;
+  const start = horizontal ? (index * img.width + from) * 3 : (from * img.width + index) * 3;
+  const d = img.data;
+  let r = 0;
+  let g = 0;
+  let b = 0;
+  for (let i = 0, p = start; i < length; i++, p += step) {
+    r += d[p];
+    g += d[p + 1];
+    b += d[p + 2];
+  }
+  const mean: Rgb = [r / length, g / length, b / length];
+  const allowed = Math.floor(length * LINE_OUTLIER_FRACTION);
+  let outliers = 0;
+  for (let i = 0, p = start; i < length; i++, p += step) {
+    const diff = Math.max(Math.abs(d[p] - mean[0]), Math.abs(d[p + 1] - mean[1]), Math.abs(d[p + 2] - mean[2]));
+    if (diff > PIXEL_TOLERANCE && ++outliers > allowed) return null;
+  }
+  return mean;
+}
+
+const sameColor = (a: Rgb, b: Rgb): boolean =>
+  Math.max(Math.abs(a[0] - b[0]), Math.abs(a[1] - b[1]), Math.abs(a[2] - b[2])) <= RUN_COLOR_TOLERANCE;
+
+/** The line at the current edge of a side, inside the box's span along the other axis. */
+function edgeLine(img: RgbImage, box: BorderBox, side: Side): Rgb | null {
+  switch (side) {
+    case 'top':
+      return uniformLineColor(img, true, box.top, box.left, box.right);
+    case 'bottom':
+      return uniformLineColor(img, true, box.bottom - 1, box.left, box.right);
+    case 'left':
+      return uniformLineColor(img, false, box.left, box.top, box.bottom);
+    case 'right':
+      return uniformLineColor(img, false, box.right - 1, box.top, box.bottom);
+  }
+}
+
+const remaining = (box: BorderBox, side: Side): number =>
+  side === 'top' || side === 'bottom' ? box.bottom - box.top : box.right - box.left;
+
+function shrink(box: BorderBox, side: Side): void {
+  if (side === 'top') box.top++;
+  else if (side === 'bottom') box.bottom--;
+  else if (side === 'left') box.left++;
+  else box.right--;
+}
+
+/** Removes one run of same-colored uniform lines from a side; returns whether anything was removed. */
+function peelRun(img: RgbImage, box: BorderBox, side: Side): boolean {
+  if (remaining(box, side) <= 1) return false;
+  const runColor = edgeLine(img, box, side);
+  if (runColor === null) return false;
+  shrink(box, side);
+  while (remaining(box, side) > 1) {
+    const color = edgeLine(img, box, side);
+    if (color === null || !sameColor(color, runColor)) break;
+    shrink(box, side);
+  }
+  return true;
+}
+
+/**
+ * Bounds of the content inside solid-color borders (spec 2.4: borders may be cropped before
+ * rectangles are computed). Sides are peeled in rounds, one run per side per round, so
+ * nested borders of different colors (a white mat inside a black frame) come off in turn.
+ * Never returns an empty box: an image that is all "border" is returned whole.
+ */
+export function findContentBox(img: RgbImage): BorderBox {
+  const whole: BorderBox = { left: 0, top: 0, right: img.width, bottom: img.height };
+  const box = { ...whole };
+  const sides: Side[] = ['top', 'bottom', 'left', 'right'];
+  for (let round = 0; round < MAX_BORDER_RUNS; round++) {
+    let peeled = false;
+    for (const side of sides) peeled = peelRun(img, box, side) || peeled;
+    if (!peeled) break;
+  }
+  if (box.right - box.left < MIN_CONTENT_SIDE || box.bottom - box.top < MIN_CONTENT_SIDE) return whole;
+  return box;
+}

@@ -1,0 +1,14 @@
+export { ACCEPTED_FORMATS, sniffFormat } from './formats';
+export type { ImageFormat } from './formats';
+export { ImageInputError } from './errors';
+export type { ImageErrorCode } from './errors';
+export type { ImageInfo, RgbImage, NormalizedImage } from './types';
+export { MAX_INPUT_PIXELS } from './limits';
+export { MAX_ASPECT_OF_PREFERRED_SIDE } from './resize-plan';
+export { inspectImage, normalizeImage, decodeToRgb } from './decode';
+export { toGray } from './gray';
+export { assessImage, MIN_IMAGE_SIDE } from './assess';
+export type { ImageAssessment } from './assess';
+export { findContentBox } from './content-box';
+export type { BorderBox } from './content-box';
+export { encodeJpeg, encodePng, DEFAULT_JPEG_QUALITY } from './encode';

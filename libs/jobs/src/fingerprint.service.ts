@@ -1,0 +1,47 @@
+import { extractFeatures, fingerprintHealth, serializeFeatures } from '@loupe/fingerprint';
+import { assessImage, decodeToRgb, ImageFormat, toGray } from '@loupe/imaging';
+import type { BlobStore, ImageRepository } from '@loupe/storage';
+import { FingerprintPayload, FingerprintResult, NO_FEATURES_REASON } from './contracts';
+
+/**
+ * Recomputes the features of stored images from their normalised copies: run after the feature extractor changes,
+ * or to repair a collection. Images that were refused as too small or plain stay unsearchable.
+ */
+export class FingerprintService {
+  constructor(
+    private readonly images: ImageRepository,
+    private readonly blobs: BlobStore,
+  ) {}
+
+  async refingerprint(payload: FingerprintPayload): Promise<FingerprintResult> {
+    const ref = { accountId: payload.account_id, service: payload.service };
+    const paths = payload.filepaths ?? (await this.images.listPaths(ref, 0, 0));
+    const rows = await this.images.findByPaths(ref, paths);
+    const result: FingerprintResult = { updated: 0, failed: [] };
+    for (const path of paths) {
+      const row = rows.get(path);
+      if (!row) {
+        result.failed.push(`${path}: This file does not exist in the image collection.`);
+        continue;
+      }
+      const data = await this.blobs.get(row.norm_blob_key);
+      if (data === null) {
+        result.failed.push(`${path}: The stored image is missing from the blob store.`);
+        continue;
+      }
+      const rgb = await decodeToRgb(data);
+      const assessment = assessImage(rgb, { format: row.format as ImageFormat, width: row.width, height: row.height });
+      const features = assessment.reason === null ? await extractFeatures({ data: toGray(rgb), width: rgb.width, height: rgb.height }) : null;
+      const searchable = features !== null && features.count > 0;
+      await this.images.replaceFeatures(row.id, {
+        count: features?.count ?? 0,
+        data: features ? serializeFeatures(features) : Buffer.alloc(0),
+        health: features ? fingerprintHealth(features) : 0,
+        searchable,
+        reason: assessment.reason ?? (searchable ? null : NO_FEATURES_REASON),
+      });
+      result.updated += 1;
+    }
+    return result;
+  }
+}

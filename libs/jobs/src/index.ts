@@ -1,0 +1,5 @@
+export * from './blob-keys';
+export * from './contracts';
+export { alreadyExistsMessage } from './ingest.service';
+export * from './processors';
+export * from './stopwatch';

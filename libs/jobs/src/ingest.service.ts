@@ -1,0 +1,142 @@
+import { extractFeatures, fingerprintHealth, serializeFeatures } from '@loupe/fingerprint';
+import { assessImage, encodeJpeg, ImageInputError, inspectImage, normalizeImage, toGray } from '@loupe/imaging';
+import type { BlobStore, CollectionRef, ImageRepository, NewImage } from '@loupe/storage';
+import { collectionBlobPrefix } from './blob-keys';
+import { IngestItem, IngestPayload, IngestResult, NO_FEATURES_REASON } from './contracts';
+import { Stopwatch } from './stopwatch';
+
+/** JPEG quality of the stored normalised copy: high enough that later feature extraction and overlays lose nothing visible. */
+const NORMALIZED_JPEG_QUALITY = 90;
+
+/** Postgres error code of a unique-constraint violation (a concurrent add of the same path). */
+const UNIQUE_VIOLATION = '23505';
+
+export function alreadyExistsMessage(filepath: string): string {
+  return `${filepath}: This file already exists in the image collection.`;
+}
+
+interface Prepared {
+  row: NewImage;
+  normalizedJpeg: Buffer;
+  features: { count: number; data: Buffer };
+}
+
+/**
+ * Adds images to a collection. Each image is decoded, validated, normalised and fingerprinted, its blobs written,
+ * and then its row and features are committed in one transaction: a crash at any point leaves the collection with
+ * the whole image or none of it (orphan blobs at worst). Re-running a job is safe: a row carrying the job's staging
+ * token is recognised as already added.
+ */
+export class IngestService {
+  constructor(
+    private readonly images: ImageRepository,
+    private readonly blobs: BlobStore,
+  ) {}
+
+  async ingest(payload: IngestPayload): Promise<IngestResult> {
+    const ref: CollectionRef = { accountId: payload.account_id, service: payload.service };
+    const result: IngestResult = { errors: [], added: [], time_resize: 0, time_add: 0 };
+    const seen = new Set<string>();
+    for (const item of payload.items) {
+      try {
+        if (seen.has(item.filepath)) {
+          result.errors.push(alreadyExistsMessage(item.filepath));
+          continue;
+        }
+        seen.add(item.filepath);
+        const outcome = await this.ingestOne(ref, payload, item, result);
+        if (outcome === null) result.added.push(item.filepath);
+        else result.errors.push(outcome);
+      } finally {
+        await this.blobs.delete(item.staged_key);
+      }
+    }
+    return result;
+  }
+
+  /** Returns null when the image is in the collection afterwards, else the error message. */
+  private async ingestOne(ref: CollectionRef, payload: IngestPayload, item: IngestItem, timing: IngestResult): Promise<string | null> {
+    const existing = (await this.images.findByPaths(ref, [item.filepath])).get(item.filepath);
+    if (existing && existing.ingest_token === item.staged_key) return null;
+    if (existing && payload.on_existing === 'refuse') return alreadyExistsMessage(item.filepath);
+
+    const data = await this.blobs.get(item.staged_key);
+    if (data === null) return `${item.filepath}: The uploaded file could not be read back; please send it again.`;
+
+    let prepared: Prepared;
+    const resizeWatch = new Stopwatch();
+    const addWatch = new Stopwatch();
+    try {
+      prepared = await this.prepare(payload, item, data, resizeWatch, addWatch);
+    } catch (error) {
+      if (error instanceof ImageInputError) return `${item.filepath}: ${error.message}`;
+      throw error;
+    }
+
+    addWatch.start();
+    const prefix = collectionBlobPrefix(payload.account, payload.service, item.filepath);
+    prepared.row.blob_key = `${prefix}/original`;
+    prepared.row.norm_blob_key = `${prefix}/normalized.jpg`;
+    await this.blobs.put(prepared.row.blob_key, data);
+    await this.blobs.put(prepared.row.norm_blob_key, prepared.normalizedJpeg);
+    let replaced: string[] = [];
+    try {
+      replaced = await this.images.transaction(async (tx) => {
+        const old = payload.on_existing === 'replace' ? await this.images.deleteByPaths(ref, [item.filepath], tx) : [];
+        await this.images.insert(ref, prepared.row, prepared.features, tx);
+        return old.flatMap((r) => [r.blob_key, r.norm_blob_key]);
+      });
+    } catch (error) {
+      await Promise.all([this.blobs.delete(prepared.row.blob_key), this.blobs.delete(prepared.row.norm_blob_key)]);
+      if ((error as { code?: string }).code === UNIQUE_VIOLATION) return alreadyExistsMessage(item.filepath);
+      throw error;
+    }
+    await Promise.all(replaced.map((key) => this.blobs.delete(key)));
+    timing.time_add += addWatch.stop();
+    timing.time_resize += resizeWatch.elapsed;
+    return null;
+  }
+
+  private async prepare(
+    payload: IngestPayload,
+    item: IngestItem,
+    data: Buffer,
+    resizeWatch: Stopwatch,
+    addWatch: Stopwatch,
+  ): Promise<Prepared> {
+    resizeWatch.start();
+    const info = await inspectImage(data);
+    const normalized = await normalizeImage(data, { preferredSide: payload.preferred_side });
+    const assessment = assessImage(normalized, info);
+    const normalizedJpeg = await encodeJpeg(normalized, NORMALIZED_JPEG_QUALITY);
+    resizeWatch.stop();
+
+    addWatch.start();
+    const features = assessment.extremelySmall || assessment.singleColor ? null : await extractFeatures({ data: toGray(normalized), width: normalized.width, height: normalized.height });
+    addWatch.stop();
+    const health = features ? fingerprintHealth(features) : 0;
+    const searchable = features !== null && features.count > 0;
+    return {
+      normalizedJpeg,
+      row: {
+        filepath: item.filepath,
+        image_id: item.image_id,
+        format: info.format,
+        width: info.width,
+        height: info.height,
+        norm_width: normalized.width,
+        norm_height: normalized.height,
+        blob_key: '',
+        norm_blob_key: '',
+        fingerprint_health: health,
+        searchable,
+        unsearchable_reason: assessment.reason ?? (searchable ? null : NO_FEATURES_REASON),
+        metadata: {},
+        ingest_token: item.staged_key,
+      },
+      features: features
+        ? { count: features.count, data: serializeFeatures(features) }
+        : { count: 0, data: Buffer.alloc(0) },
+    };
+  }
+}

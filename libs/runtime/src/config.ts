@@ -1,0 +1,66 @@
+import path from 'node:path';
+
+/** Everything the gateway and workers read from the environment, with the documented defaults (README "Configuration"). */
+export interface AppConfig {
+  port: number;
+  dataDir: string;
+  databaseUrl?: string;
+  redisUrl?: string;
+  redisPrefix: string;
+  s3: { endpoint?: string; accessKey?: string; secretKey?: string; bucket: string; region?: string };
+  accounts?: string;
+  allowPrivateUrls: boolean;
+  maxBodyBytes: number;
+  maxFileBytes: number;
+  download: { timeoutMs: number; maxBytes: number; maxRedirects: number };
+  /** In embedded mode (no REDIS_URL) workers always run in the gateway process; with Redis only when asked. */
+  runWorkers: boolean;
+  logRequests: boolean;
+}
+
+function intFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0) throw new Error(`${name}: "${raw}" is not a non-negative integer.`);
+  return value;
+}
+
+function boolFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (/^(true|1|yes)$/i.test(raw)) return true;
+  if (/^(false|0|no)$/i.test(raw)) return false;
+  throw new Error(`${name}: "${raw}" is not a boolean (true or false).`);
+}
+
+const MB = 1024 * 1024;
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  const redisUrl = env.REDIS_URL || undefined;
+  return {
+    port: intFromEnv(env, 'PORT', 8080),
+    dataDir: path.resolve(env.DATA_DIR || './data'),
+    databaseUrl: env.DATABASE_URL || undefined,
+    redisUrl,
+    redisPrefix: env.REDIS_PREFIX || 'loupe',
+    s3: {
+      endpoint: env.S3_ENDPOINT || undefined,
+      accessKey: env.S3_ACCESS_KEY || undefined,
+      secretKey: env.S3_SECRET_KEY || undefined,
+      bucket: env.S3_BUCKET || 'loupe',
+      region: env.S3_REGION || undefined,
+    },
+    accounts: env.ACCOUNTS || undefined,
+    allowPrivateUrls: boolFromEnv(env, 'ALLOW_PRIVATE_URLS', false),
+    maxBodyBytes: intFromEnv(env, 'MAX_BODY_MB', 100) * MB,
+    maxFileBytes: intFromEnv(env, 'MAX_FILE_MB', 25) * MB,
+    download: {
+      timeoutMs: intFromEnv(env, 'DOWNLOAD_TIMEOUT_MS', 15_000),
+      maxBytes: intFromEnv(env, 'DOWNLOAD_MAX_MB', 25) * MB,
+      maxRedirects: intFromEnv(env, 'DOWNLOAD_MAX_REDIRECTS', 5),
+    },
+    runWorkers: redisUrl === undefined ? true : boolFromEnv(env, 'RUN_WORKERS', false),
+    logRequests: boolFromEnv(env, 'LOG_REQUESTS', env.NODE_ENV !== 'test'),
+  };
+}

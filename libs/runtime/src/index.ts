@@ -1,0 +1,4 @@
+export * from './config';
+export * from './infrastructure';
+export * from './queues';
+export * from './accounts';

@@ -1,0 +1,33 @@
+import { AccountRepository, BlobStore, Db, ImageRepository, migrate, MIGRATIONS, openBlobStore, openDatabase } from '@loupe/storage';
+import path from 'node:path';
+import type { AppConfig } from './config';
+
+/** The outside things every process needs: the index database (migrated) and the blob store, with repositories over them. */
+export interface Infrastructure {
+  db: Db;
+  blobs: BlobStore;
+  accounts: AccountRepository;
+  images: ImageRepository;
+  close(): Promise<void>;
+}
+
+export async function openInfrastructure(config: AppConfig): Promise<Infrastructure> {
+  const db = await openDatabase({ url: config.databaseUrl, dataDir: config.databaseUrl ? undefined : config.dataDir });
+  try {
+    await migrate(db, MIGRATIONS);
+    const blobs = await openBlobStore({
+      ...config.s3,
+      dataDir: config.s3.endpoint ? undefined : path.join(config.dataDir),
+    });
+    return {
+      db,
+      blobs,
+      accounts: new AccountRepository(db),
+      images: new ImageRepository(db),
+      close: () => db.close(),
+    };
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+}

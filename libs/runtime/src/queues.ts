@@ -1,0 +1,34 @@
+import { ALL_JOB_KINDS, createProcessors } from '@loupe/jobs';
+import { createBullQueue, createInProcessQueue, JobQueue, startBullWorkers, WorkerHandle } from '@loupe/queue';
+import type { AppConfig } from './config';
+import type { Infrastructure } from './infrastructure';
+
+export interface QueueRuntime {
+  queue: JobQueue;
+  workers: WorkerHandle | null;
+  close(): Promise<void>;
+}
+
+/**
+ * Embedded mode (no REDIS_URL): an in-process queue that runs the processors here with the same concurrency rules.
+ * With Redis: a BullMQ queue; this process also runs workers only when RUN_WORKERS is set.
+ */
+export async function openQueues(config: AppConfig, infra: Infrastructure): Promise<QueueRuntime> {
+  const processors = createProcessors({ images: infra.images, blobs: infra.blobs });
+  if (!config.redisUrl) {
+    const queue = createInProcessQueue({ processors });
+    return { queue, workers: null, close: () => queue.close() };
+  }
+  const queue = createBullQueue({ redisUrl: config.redisUrl, prefix: config.redisPrefix, kinds: [...ALL_JOB_KINDS] });
+  const workers = config.runWorkers
+    ? await startBullWorkers({ redisUrl: config.redisUrl, prefix: config.redisPrefix, processors })
+    : null;
+  return {
+    queue,
+    workers,
+    close: async () => {
+      await workers?.close();
+      await queue.close();
+    },
+  };
+}

@@ -1,0 +1,2 @@
+export * from './accounts.repository';
+export * from './images.repository';
