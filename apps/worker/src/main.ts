@@ -1,4 +1,4 @@
-import { ALL_JOB_KINDS, createProcessors } from '@loupe/jobs';
+import { createProcessors } from '@loupe/jobs';
 import { startBullWorkers } from '@loupe/queue';
 import { loadConfig, openInfrastructure } from '@loupe/runtime';
 
@@ -11,16 +11,21 @@ async function main(): Promise<void> {
   if (!config.redisUrl) {
     throw new Error('REDIS_URL is not set: a separate worker needs Redis. Without it, `npm start` runs the workers in the gateway process.');
   }
-  const kinds = (process.env.WORKER_QUEUES ?? '').split(',').map((k) => k.trim()).filter(Boolean);
-  const unknown = kinds.filter((k) => !(ALL_JOB_KINDS as readonly string[]).includes(k));
-  if (unknown.length > 0) throw new Error(`WORKER_QUEUES: unknown job kinds ${unknown.join(', ')}; known: ${ALL_JOB_KINDS.join(', ')}.`);
-  const concurrency = Number(process.env.WORKER_CONCURRENCY || 1);
   const infra = await openInfrastructure(config);
+  const processors = createProcessors({ images: infra.images, blobs: infra.blobs });
+  const known = Object.keys(processors);
+  const kinds = (process.env.WORKER_QUEUES ?? '').split(',').map((k) => k.trim()).filter(Boolean);
+  const unknown = kinds.filter((k) => !known.includes(k));
+  if (unknown.length > 0) {
+    await infra.close();
+    throw new Error(`WORKER_QUEUES: unknown job kinds ${unknown.join(', ')}; known: ${known.join(', ')}.`);
+  }
+  const concurrency = Number(process.env.WORKER_CONCURRENCY || 1);
   const workers = await startBullWorkers({
     redisUrl: config.redisUrl,
     prefix: config.redisPrefix,
-    processors: createProcessors({ images: infra.images, blobs: infra.blobs }),
-    kinds: kinds.length > 0 ? kinds : [...ALL_JOB_KINDS],
+    processors,
+    kinds: kinds.length > 0 ? kinds : known,
     concurrency,
     stalledIntervalMs: process.env.WORKER_STALLED_INTERVAL_MS ? Number(process.env.WORKER_STALLED_INTERVAL_MS) : undefined,
   });

@@ -21,7 +21,7 @@ export async function openQueues(config: AppConfig, infra: Infrastructure): Prom
   }
   const queue = createBullQueue({ redisUrl: config.redisUrl, prefix: config.redisPrefix, kinds: [...ALL_JOB_KINDS] });
   const workers = config.runWorkers
-    ? await startBullWorkers({ redisUrl: config.redisUrl, prefix: config.redisPrefix, processors })
+    ? await startBullWorkers({ redisUrl: config.redisUrl, prefix: config.redisPrefix, processors, kinds: Object.keys(processors) })
     : null;
   return {
     queue,

@@ -1,0 +1,144 @@
+import grapeData from '../data/grape-varieties.json';
+import regionData from '../data/wine-regions.json';
+import countryData from '../data/countries.json';
+import colorData from '../data/wine-colors.json';
+import termData from '../data/label-terms.json';
+import commonWordData from '../data/common-words.json';
+import { tokenize } from './normalize';
+
+export type TermCategory = 'variety' | 'region' | 'country' | 'color' | 'misc';
+
+/** One spelling of one dictionary term, ready for matching. */
+export interface DictEntry {
+  category: TermCategory;
+  /** The name reported in metadata (first spelling of the data entry). */
+  canonical: string;
+  /** Normalized words of this spelling. */
+  words: string[];
+  key: string;
+  /** Letters without spaces, which scale the OCR-error tolerance. */
+  letters: number;
+  /** region: its country; misc: the country the term implies, if any. */
+  country?: string;
+  /** region: the broader region of an appellation. */
+  parent?: string;
+  /** variety: 'red' or 'white'. */
+  wineColor?: string;
+  /** Abbreviations such as DOC or DO only count when printed in capitals ("do" is an English word). */
+  upperOnly: boolean;
+}
+
+export interface Dictionary {
+  entries: DictEntry[];
+  byKey: Map<string, DictEntry[]>;
+  byWordCount: Map<number, DictEntry[]>;
+  commonWords: Set<string>;
+  maxWords: number;
+  versions: Record<string, string>;
+}
+
+/** Label abbreviations expanded before matching, on both sides: "St-Julien" is "Saint-Julien". */
+const ABBREVIATIONS: Record<string, string> = { st: 'saint', ste: 'sainte', mt: 'mount', sta: 'santa' };
+
+export function matchWords(text: string): string[] {
+  return tokenize(text).map((t) => ABBREVIATIONS[t] ?? t);
+}
+
+/** Short all-capital abbreviations (DO, DOC, DOCa, AOC, GG, USA) must be printed in capitals to count. */
+const UPPER_ONLY_MAX_LENGTH = 4;
+function isUpperOnly(spelling: string): boolean {
+  return spelling.length <= UPPER_ONLY_MAX_LENGTH && /^[A-Z]{2,}[a-z]?$/.test(spelling);
+}
+
+function makeEntries(
+  category: TermCategory,
+  spellings: string[],
+  extra: Partial<DictEntry> = {},
+  canonical: string = spellings[0],
+): DictEntry[] {
+  const seen = new Set<string>();
+  const out: DictEntry[] = [];
+  for (const spelling of spellings) {
+    const words = matchWords(spelling);
+    const key = words.join(' ');
+    if (words.length === 0 || seen.has(key)) continue;
+    seen.add(key);
+    out.push({
+      category,
+      canonical,
+      words,
+      key,
+      letters: key.replace(/ /g, '').length,
+      upperOnly: isUpperOnly(spelling),
+      ...extra,
+    });
+  }
+  return out;
+}
+
+function buildEntries(): DictEntry[] {
+  const entries: DictEntry[] = [];
+  for (const wineColor of ['red', 'white'] as const) {
+    for (const spellings of grapeData[wineColor]) entries.push(...makeEntries('variety', spellings, { wineColor }));
+  }
+  const regions = regionData.countries as Record<string, Record<string, string[]>>;
+  for (const [country, byRegion] of Object.entries(regions)) {
+    for (const [regionNames, appellations] of Object.entries(byRegion)) {
+      const regionSpellings = regionNames.split('|');
+      entries.push(...makeEntries('region', regionSpellings, { country }));
+      for (const appellation of appellations) {
+        entries.push(...makeEntries('region', appellation.split('|'), { country, parent: regionSpellings[0] }));
+      }
+    }
+  }
+  for (const spellings of countryData.countries) entries.push(...makeEntries('country', spellings));
+  for (const [colorClass, words] of Object.entries(colorData.colors)) {
+    entries.push(...makeEntries('color', words, {}, colorClass));
+  }
+  const termCountries = termData.countries as Record<string, string>;
+  for (const spellings of termData.terms) {
+    entries.push(...makeEntries('misc', spellings, { country: termCountries[spellings[0]] }));
+  }
+  return entries;
+}
+
+function pushTo<K>(map: Map<K, DictEntry[]>, key: K, e: DictEntry): void {
+  const list = map.get(key);
+  if (list) list.push(e);
+  else map.set(key, [e]);
+}
+
+let cached: Dictionary | undefined;
+
+/** The dictionaries under libs/ocr/data, indexed once per process. */
+export function defaultDictionary(): Dictionary {
+  if (cached) return cached;
+  const commonWords = new Set(commonWordData.words.map((w) => matchWords(w).join(' ')));
+  const entries = buildEntries().filter(
+    (e) => !((e.category === 'region' || e.category === 'country') && e.words.every((w) => commonWords.has(w))),
+  );
+  const byKey = new Map<string, DictEntry[]>();
+  const byWordCount = new Map<number, DictEntry[]>();
+  let maxWords = 0;
+  for (const e of entries) {
+    pushTo(byKey, e.key, e);
+    pushTo(byWordCount, e.words.length, e);
+    maxWords = Math.max(maxWords, e.words.length);
+  }
+  cached = {
+    entries,
+    byKey,
+    byWordCount,
+    commonWords,
+    maxWords,
+    versions: {
+      grapeVarieties: grapeData.version,
+      wineRegions: regionData.version,
+      countries: countryData.version,
+      wineColors: colorData.version,
+      labelTerms: termData.version,
+      commonWords: commonWordData.version,
+    },
+  };
+  return cached;
+}

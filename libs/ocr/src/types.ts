@@ -1,0 +1,55 @@
+/** Packed RGB pixels, 3 bytes per pixel, row-major. Structurally the same as @loupe/imaging's image. */
+export interface RgbImage {
+  data: Uint8Array;
+  width: number;
+  height: number;
+}
+
+/** A box in pixels; x1/y1 are exclusive. */
+export interface PixelBox {
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
+}
+
+/** Spec 2.4 rectangle: percentages of the image width (left/right) and height (top/bottom). */
+export interface Rect {
+  left: number;
+  right: number;
+  top: number;
+  bottom: number;
+}
+
+export interface OcrWord {
+  text: string;
+  /** 0-100, as tesseract reports it. */
+  confidence: number;
+  box: PixelBox;
+}
+
+export interface OcrLine {
+  text: string;
+  confidence: number;
+  box: PixelBox;
+  words: OcrWord[];
+}
+
+/** Spec 2.5 wine label metadata. */
+export interface WineMetadata {
+  variety_type?: string;
+  variety_rect?: Rect;
+  vintage_year?: number;
+  vintage_rect?: Rect;
+  color_type?: string;
+  color_rect?: Rect;
+  region_name?: string;
+  region_rect?: Rect;
+  country_name?: string;
+  country_rect?: Rect;
+  country_name_inferred?: string;
+  misc_info?: string[];
+  label_rect?: Rect;
+  text_lines: string[];
+  text_tokens: string[];
+}

@@ -1,0 +1,128 @@
+import { Job, JobsOptions, Queue, QueueEvents } from 'bullmq';
+import type { JobQueue, JobRequest, QueueCounts } from '../contracts';
+import { DEADLINE_REASON, raceSignal, startDeadline } from '../deadline';
+import { JobFailedError, JobTimeoutError, QueueErrorCode } from '../errors';
+import { DEFAULT_POLICY, QueuePolicy } from '../policy';
+import { bullPrefix, DEFAULT_PREFIX, redisOptions } from '../redis/connection';
+import { createRedisSemaphore, ReleaseSlot } from '../redis/redis-semaphore';
+import { JobData, JobOutcome, unwrapOutcome } from './job-outcome';
+
+/**
+ * Finished jobs are kept this long (seconds) for inspection, then BullMQ drops them. The caller has its result by
+ * then; keeping them forever would grow Redis with every request.
+ */
+const KEEP_FINISHED_S = 600;
+const JOB_OPTIONS: JobsOptions = {
+  removeOnComplete: { age: KEEP_FINISHED_S },
+  removeOnFail: { age: KEEP_FINISHED_S },
+};
+/**
+ * Our own deadline decides a timeout; BullMQ's `ttl` only makes sure the completion listener of an abandoned wait
+ * is removed. The grace keeps the two timers from racing.
+ */
+const LISTENER_GRACE_MS = 1_000;
+
+interface Lane {
+  queue: Queue<JobData, JobOutcome>;
+  events: QueueEvents;
+}
+
+/**
+ * Gateway side: admission through the Redis fair semaphore, then one BullMQ queue per kind. The caller's slot is
+ * held while its job waits in BullMQ and runs on a worker, and is given back when the outcome arrives.
+ */
+export function createBullQueue(opts: {
+  redisUrl: string;
+  prefix?: string;
+  policy?: QueuePolicy;
+  kinds: string[];
+  /** Admission lease; see DEFAULT_LEASE_MS. */
+  leaseMs?: number;
+}): JobQueue {
+  const prefix = opts.prefix ?? DEFAULT_PREFIX;
+  const policy = opts.policy ?? DEFAULT_POLICY;
+  const connection = redisOptions(opts.redisUrl);
+  const semaphore = createRedisSemaphore({ redisUrl: opts.redisUrl, prefix, leaseMs: opts.leaseMs });
+  const lanes = new Map<string, Lane>();
+  for (const kind of opts.kinds) {
+    const queue = new Queue<JobData, JobOutcome>(kind, { connection, prefix: bullPrefix(prefix) });
+    const events = new QueueEvents(kind, { connection, prefix: bullPrefix(prefix) });
+    // Connection errors are retried by ioredis; without listeners an 'error' event would crash the process.
+    queue.on('error', (error) => console.error(`[queue] queue "${kind}": ${error.message}`));
+    // Every job being awaited adds a 'closing' listener to its queue, so hundreds are normal under load.
+    queue.setMaxListeners(0);
+    events.on('error', (error) => console.error(`[queue] events "${kind}": ${error.message}`));
+    lanes.set(kind, { queue, events });
+  }
+  let closed = false;
+
+  async function run<R, P>(req: JobRequest<P>): Promise<R> {
+    if (closed) throw new JobFailedError('the queue is closed', QueueErrorCode.QueueClosed);
+    const lane = lanes.get(req.kind);
+    if (!lane) throw new JobFailedError(`no queue for job kind "${req.kind}"`, QueueErrorCode.UnknownKind);
+    const cls = policy.classOf(req.kind);
+    const deadline = startDeadline(req.timeoutMs);
+    let release: ReleaseSlot;
+    try {
+      release = await semaphore.acquire({ group: req.group, cls }, policy.limit(cls), deadline.signal);
+    } catch (reason) {
+      deadline.clear();
+      if (reason === DEADLINE_REASON) throw new JobTimeoutError(req.timeoutMs ?? 0, 'queued');
+      throw reason;
+    }
+    let slotOutlivesCall = false;
+    try {
+      const data: JobData = { payload: req.payload, group: req.group, requestId: req.requestId };
+      const job = await lane.queue.add(req.kind, data, JOB_OPTIONS);
+      const remaining = deadline.remainingMs();
+      const finished = outcomeOf(job, lane, remaining === undefined ? undefined : remaining + LISTENER_GRACE_MS);
+      const raced = await raceSignal(finished, deadline.signal);
+      if (raced.done) return unwrapOutcome(raced.value) as R;
+      finished.catch(() => undefined);
+      if (await removeUnlessStarted(job)) throw new JobTimeoutError(req.timeoutMs ?? 0, 'queued');
+      // The job is running on a worker: its slot stays taken until it really ends, so the limit keeps holding.
+      slotOutlivesCall = true;
+      void outcomeOf(job, lane).catch(() => undefined).finally(release);
+      throw new JobTimeoutError(req.timeoutMs ?? 0, 'running');
+    } finally {
+      deadline.clear();
+      // Not awaited: the caller has its answer and the release cannot fail it (a lost release expires with the lease).
+      if (!slotOutlivesCall) void release();
+    }
+  }
+
+  return {
+    run,
+    async stats() {
+      const counts: Record<string, QueueCounts> = await semaphore.counts(policy);
+      for (const [kind, { queue }] of lanes) {
+        const jobs = await queue.getJobCounts('waiting', 'prioritized', 'delayed', 'active');
+        counts[`kind:${kind}`] = { waiting: jobs.waiting + jobs.prioritized + jobs.delayed, active: jobs.active };
+      }
+      return counts;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await semaphore.close();
+      await Promise.all([...lanes.values()].flatMap(({ queue, events }) => [events.close(), queue.close()]));
+    },
+  };
+}
+
+/** The worker's outcome; a BullMQ-level failure (a job that stalled too often) becomes a JobFailedError. */
+function outcomeOf(job: Job<JobData, JobOutcome>, lane: Lane, ttl?: number): Promise<JobOutcome> {
+  return job.waitUntilFinished(lane.events, ttl).catch((error: unknown) => {
+    throw new JobFailedError(error instanceof Error ? error.message : String(error));
+  });
+}
+
+/** Removes a job no worker has taken yet. BullMQ refuses to remove a job a worker holds the lock of. */
+async function removeUnlessStarted(job: Job<JobData, JobOutcome>): Promise<boolean> {
+  try {
+    await job.remove();
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,65 @@
+import { Job, Worker } from 'bullmq';
+import type { JobContext, ProcessorMap, WorkerHandle } from '../contracts';
+import { toJobFailedError } from '../errors';
+import { bullPrefix, DEFAULT_PREFIX, redisOptions } from '../redis/connection';
+import { failed, JobData, JobOutcome, succeeded } from './job-outcome';
+
+/**
+ * Jobs one worker process runs at once per kind. Admission already caps each group; this caps the process. Four
+ * lets a single worker serve a full read queue of one group (specification 8).
+ */
+const DEFAULT_CONCURRENCY = 4;
+/** BullMQ's own default: how often active jobs are checked for a lost lock. */
+const DEFAULT_STALLED_INTERVAL_MS = 30_000;
+/**
+ * A job whose worker died is restarted once. A job that kills its worker twice is more likely the cause than the
+ * victim, so it fails instead of taking down the next worker too.
+ */
+const MAX_STALLED_RESTARTS = 1;
+
+export async function startBullWorkers(opts: {
+  redisUrl: string;
+  prefix?: string;
+  processors: ProcessorMap;
+  kinds?: string[];
+  concurrency?: number;
+  stalledIntervalMs?: number;
+}): Promise<WorkerHandle> {
+  const kinds = opts.kinds ?? Object.keys(opts.processors);
+  const missing = kinds.filter((kind) => !opts.processors[kind]);
+  if (missing.length > 0) throw new Error(`no processor for job kinds: ${missing.join(', ')}`);
+  const stalledInterval = opts.stalledIntervalMs ?? DEFAULT_STALLED_INTERVAL_MS;
+  const workers = kinds.map((kind) => {
+    const processor = opts.processors[kind];
+    const worker = new Worker<JobData, JobOutcome>(
+      kind,
+      async (job: Job<JobData, JobOutcome>) => {
+        const ctx: JobContext = { kind, group: job.data.group, requestId: job.data.requestId, attempt: job.attemptsStarted };
+        try {
+          return succeeded(await processor(job.data.payload, ctx));
+        } catch (thrown) {
+          return failed(toJobFailedError(thrown));
+        }
+      },
+      {
+        connection: redisOptions(opts.redisUrl),
+        prefix: bullPrefix(opts.prefix ?? DEFAULT_PREFIX),
+        concurrency: opts.concurrency ?? DEFAULT_CONCURRENCY,
+        stalledInterval,
+        // A lock that outlives the stall check by no more than one interval keeps crash detection within about two
+        // intervals, as with BullMQ's defaults (both 30 s).
+        lockDuration: stalledInterval,
+        maxStalledCount: MAX_STALLED_RESTARTS,
+      },
+    );
+    // Connection errors are retried by ioredis; without a listener an 'error' event would crash the process.
+    worker.on('error', (error) => console.error(`[queue] worker "${kind}": ${error.message}`));
+    return worker;
+  });
+  await Promise.all(workers.map((worker) => worker.waitUntilReady()));
+  return {
+    async close() {
+      await Promise.all(workers.map((worker) => worker.close()));
+    },
+  };
+}

@@ -1,0 +1,10 @@
+export { createBullQueue } from './bull/bull-queue';
+export { startBullWorkers } from './bull/bull-workers';
+export type { JobContext, JobQueue, JobRequest, Processor, ProcessorMap, QueueCounts, WorkerHandle } from './contracts';
+export { JobFailedError, JobTimeoutError, QueueErrorCode } from './errors';
+export type { TimeoutPhase } from './errors';
+export { createFifoSemaphore } from './fifo-semaphore';
+export type { FifoSemaphore } from './fifo-semaphore';
+export { createInProcessQueue } from './in-process-queue';
+export { DEFAULT_POLICY } from './policy';
+export type { ConcurrencyClass, QueuePolicy } from './policy';
