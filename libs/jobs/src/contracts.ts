@@ -19,6 +19,8 @@ export interface IngestItem {
   image_id: string | null;
   /** Blob key of the uploaded or downloaded bytes, staged by the gateway. */
   staged_key: string;
+  /** Service-specific metadata stored with the image (color keyword metadata); empty when absent. */
+  metadata?: Record<string, unknown>;
 }
 
 export interface IngestPayload {
@@ -30,6 +32,8 @@ export interface IngestPayload {
   on_existing: 'refuse' | 'replace';
   /** Preferred smallest side of the stored normalised image (specification 8). */
   preferred_side: number;
+  /** Options that only a service's ingest hooks read (e.g. color's ignore_background). */
+  options?: Record<string, unknown>;
 }
 
 export interface IngestResult {

@@ -1,6 +1,6 @@
-import { extractFeatures, fingerprintHealth, serializeFeatures } from '@loupe/fingerprint';
-import { assessImage, encodeJpeg, ImageInputError, inspectImage, normalizeImage, toGray } from '@loupe/imaging';
-import type { BlobStore, CollectionRef, ImageRepository, NewImage } from '@loupe/storage';
+import { extractFeatures, Features, fingerprintHealth, serializeFeatures } from '@loupe/fingerprint';
+import { assessImage, encodeJpeg, ImageInputError, inspectImage, NormalizedImage, normalizeImage, toGray } from '@loupe/imaging';
+import type { BlobStore, CollectionRef, ImageRepository, NewImage, Queryable } from '@loupe/storage';
 import { collectionBlobPrefix } from './blob-keys';
 import { IngestItem, IngestPayload, IngestResult, NO_FEATURES_REASON } from './contracts';
 import { Stopwatch } from './stopwatch';
@@ -15,9 +15,31 @@ export function alreadyExistsMessage(filepath: string): string {
   return `${filepath}: This file already exists in the image collection.`;
 }
 
+/**
+ * What a service adds to the common ingest: `analyze` runs after the image is normalised and fingerprinted (outside
+ * any transaction), `persist` runs inside the transaction that inserts the row, so its data commits with the image or
+ * not at all. Rows of other tables must reference images(id) ON DELETE CASCADE so that delete and replace clean them.
+ */
+export interface IngestHook<A = unknown> {
+  analyze(input: IngestHookInput): Promise<A>;
+  persist(tx: Queryable, imagePk: number, analysis: A, input: IngestHookInput): Promise<void>;
+}
+
+export interface IngestHookInput {
+  payload: IngestPayload;
+  item: IngestItem;
+  normalized: NormalizedImage;
+  features: Features | null;
+}
+
+/** The hooks that apply to one service's collection. */
+export type IngestHooks = (service: string) => readonly IngestHook[];
+
 interface Prepared {
   row: NewImage;
   normalizedJpeg: Buffer;
+  analyses: Array<{ hook: IngestHook; analysis: unknown }>;
+  hookInput: IngestHookInput;
   features: { count: number; data: Buffer };
 }
 
@@ -31,6 +53,7 @@ export class IngestService {
   constructor(
     private readonly images: ImageRepository,
     private readonly blobs: BlobStore,
+    private readonly hooks: IngestHooks = () => [],
   ) {}
 
   async ingest(payload: IngestPayload): Promise<IngestResult> {
@@ -83,7 +106,8 @@ export class IngestService {
     try {
       replaced = await this.images.transaction(async (tx) => {
         const old = payload.on_existing === 'replace' ? await this.images.deleteByPaths(ref, [item.filepath], tx) : [];
-        await this.images.insert(ref, prepared.row, prepared.features, tx);
+        const imagePk = await this.images.insert(ref, prepared.row, prepared.features, tx);
+        for (const { hook, analysis } of prepared.analyses) await hook.persist(tx, imagePk, analysis, prepared.hookInput);
         return old.flatMap((r) => [r.blob_key, r.norm_blob_key]);
       });
     } catch (error) {
@@ -113,11 +137,16 @@ export class IngestService {
 
     addWatch.start();
     const features = assessment.extremelySmall || assessment.singleColor ? null : await extractFeatures({ data: toGray(normalized), width: normalized.width, height: normalized.height });
+    const hookInput: IngestHookInput = { payload, item, normalized, features };
+    const analyses = [];
+    for (const hook of this.hooks(payload.service)) analyses.push({ hook, analysis: await hook.analyze(hookInput) });
     addWatch.stop();
     const health = features ? fingerprintHealth(features) : 0;
     const searchable = features !== null && features.count > 0;
     return {
       normalizedJpeg,
+      analyses,
+      hookInput,
       row: {
         filepath: item.filepath,
         image_id: item.image_id,
@@ -131,7 +160,7 @@ export class IngestService {
         fingerprint_health: health,
         searchable,
         unsearchable_reason: assessment.reason ?? (searchable ? null : NO_FEATURES_REASON),
-        metadata: {},
+        metadata: item.metadata ?? {},
         ingest_token: item.staged_key,
       },
       features: features
