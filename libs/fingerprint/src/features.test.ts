@@ -1,0 +1,100 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { extractFeatures, mirrorGray, TARGET_FEATURES } from './features';
+import { fingerprintHealth } from './health';
+import { serializeFeatures, deserializeFeatures } from './features-codec';
+import { syntheticImage, toGray } from './testing/synthetic-images';
+import * as edit from './testing/edits';
+import type { Features, GrayImage } from './types';
+
+let rich: GrayImage;
+let richFeatures: Features;
+beforeAll(async () => {
+  rich = toGray(await syntheticImage(42));
+  richFeatures = await extractFeatures(rich, { includeMirror: true });
+});
+
+describe('feature extraction', () => {
+  it('finds the target number of keypoints on a rich image, inside the image', () => {
+    expect(richFeatures.count).toBe(TARGET_FEATURES);
+    expect(richFeatures.descriptors.length).toBe(32 * TARGET_FEATURES);
+    for (let i = 0; i < richFeatures.count; i++) {
+      expect(richFeatures.xy[2 * i]).toBeGreaterThanOrEqual(0);
+      expect(richFeatures.xy[2 * i]).toBeLessThan(rich.width);
+      expect(richFeatures.xy[2 * i + 1]).toBeLessThan(rich.height);
+    }
+  });
+
+  it('spreads keypoints so every image quadrant holds at least a tenth of them', () => {
+    const quadrants = [0, 0, 0, 0];
+    for (let i = 0; i < richFeatures.count; i++) {
+      const q = (richFeatures.xy[2 * i] < rich.width / 2 ? 0 : 1) + (richFeatures.xy[2 * i + 1] < rich.height / 2 ? 0 : 2);
+      quadrants[q]++;
+    }
+    for (const n of quadrants) expect(n).toBeGreaterThan(TARGET_FEATURES / 10);
+  });
+
+  it('honours maxFeatures', async () => {
+    expect((await extractFeatures(rich, { maxFeatures: 200 })).count).toBe(200);
+  });
+
+  it('reports keypoints of a tiny image in its own pixel coordinates', async () => {
+    const tiny = toGray(await edit.scale(await syntheticImage(42), 0.25));
+    const f = await extractFeatures(tiny);
+    expect(f.count).toBeGreaterThan(300);
+    expect(Math.max(...f.xy.filter((_, i) => i % 2 === 0))).toBeLessThan(tiny.width);
+  });
+
+  it('extracts mirrored features from the mirrored image', () => {
+    const m = richFeatures.mirrored!;
+    expect(m.count).toBe(TARGET_FEATURES);
+    expect(Buffer.from(m.descriptors).equals(Buffer.from(richFeatures.descriptors))).toBe(false);
+  });
+
+  it('mirrors grey pixels left to right', () => {
+    const img = { data: Uint8Array.from([1, 2, 3, 4, 5, 6]), width: 3, height: 2 };
+    expect(Array.from(mirrorGray(img).data)).toEqual([3, 2, 1, 6, 5, 4]);
+  });
+
+  it('rejects a pixel buffer whose length does not match its size', async () => {
+    await expect(extractFeatures({ data: new Uint8Array(10), width: 4, height: 4 })).rejects.toThrow(RangeError);
+  });
+});
+
+describe('fingerprint health', () => {
+  it('is 100 for a rich image', () => {
+    expect(fingerprintHealth(richFeatures)).toBe(100);
+  });
+
+  it('is low for a flat image with one small textured patch', async () => {
+    const flat = new Uint8Array(800 * 600).fill(128);
+    for (let y = 40; y < 140; y++) for (let x = 40; x < 140; x++) flat[y * 800 + x] = (x * 7 + y * 13) % 5 === 0 ? 255 : 0;
+    const f = await extractFeatures({ data: flat, width: 800, height: 600 });
+    expect(fingerprintHealth(f)).toBeLessThan(20);
+  });
+
+  it('is 0 without keypoints', async () => {
+    const f = await extractFeatures({ data: new Uint8Array(600 * 600).fill(90), width: 600, height: 600 });
+    expect(f.count).toBe(0);
+    expect(fingerprintHealth(f)).toBe(0);
+  });
+});
+
+describe('feature serialisation', () => {
+  it('round-trips keypoints, descriptors and the mirrored block', () => {
+    const buf = serializeFeatures(richFeatures);
+    // Copy at an odd offset: stored buffers are not guaranteed to be aligned.
+    const shifted = Buffer.concat([Buffer.from([0]), buf]).subarray(1);
+    const back = deserializeFeatures(shifted);
+    expect(back.count).toBe(richFeatures.count);
+    expect(Array.from(back.xy)).toEqual(Array.from(richFeatures.xy));
+    expect(Array.from(back.meta)).toEqual(Array.from(richFeatures.meta));
+    expect(Buffer.from(back.descriptors).equals(Buffer.from(richFeatures.descriptors))).toBe(true);
+    expect(back.mirrored?.count).toBe(richFeatures.mirrored!.count);
+    expect(buf.length).toBeLessThan(2 * 20 + 2 * 56 * TARGET_FEATURES + 1);
+  });
+
+  it('refuses a buffer that is not a fingerprint', () => {
+    expect(() => deserializeFeatures(Buffer.from('not a fingerprint at all'))).toThrow(/Not a serialized/);
+    expect(() => deserializeFeatures(serializeFeatures(richFeatures).subarray(0, 100))).toThrow(/Truncated/);
+  });
+});

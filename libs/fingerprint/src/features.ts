@@ -1,0 +1,112 @@
+import { loadOpenCv, withMats, type Cv } from './opencv';
+import { DESCRIPTOR_BYTES } from './hamming';
+import type { Features, GrayImage } from './types';
+import { selectSpread } from './spread';
+
+/**
+ * Keypoints kept per image. Pastec keeps ~1000 ORB points on ~600 px images; fewer made 25 % crops and
+ * 0.3x scales fall under the inlier floor in our tests, more costs linear time in matching and index memory
+ * for little gain.
+ */
+export const TARGET_FEATURES = 1000;
+
+/** ORB is asked for this many times the kept count, so the grid selection has weaker cells to pick from. */
+const OVERDETECT = 3;
+/**
+ * Smallest side the detector works on. ORB ignores a 31 px border at every pyramid level, so tiny queries
+ * (a 0.3x scale of a 600 px image is 180 px) keep almost nothing unless upsampled first.
+ */
+const MIN_WORKING_SIDE = 480;
+/** Largest smallest side the detector works on; beyond it time grows with no benefit at the 600 px norm. */
+const MAX_WORKING_SIDE = 900;
+/** ORB pyramid: 8 levels of 1.2 cover a 3.6x scale range, the default and what Pastec uses. */
+const PYRAMID_LEVELS = 8;
+const PYRAMID_SCALE = 1.2;
+/** Border ORB skips; equal to the patch size, as the descriptor needs the whole patch. */
+const EDGE_THRESHOLD = 31;
+const PATCH_SIZE = 31;
+/** FAST threshold below the default 20 so blurred and low-contrast (JPEG q10) images still yield corners. */
+const FAST_THRESHOLD = 12;
+
+export interface ExtractOptions {
+  maxFeatures?: number;
+  /** Also extract the horizontally mirrored image's features (for `checkHorizontalFlip`). Default false. */
+  includeMirror?: boolean;
+}
+
+/** Detects ORB keypoints spread over the image and their descriptors. Coordinates are in `img` pixels. */
+export async function extractFeatures(img: GrayImage, opts: ExtractOptions = {}): Promise<Features> {
+  const { cv } = await loadOpenCv();
+  const maxFeatures = opts.maxFeatures ?? TARGET_FEATURES;
+  const features = extractWith(cv, img, maxFeatures);
+  if (opts.includeMirror) features.mirrored = extractWith(cv, mirrorGray(img), maxFeatures);
+  return features;
+}
+
+/** Flips a grey image left-right. */
+export function mirrorGray(img: GrayImage): GrayImage {
+  const { width, height, data } = img;
+  const out = new Uint8Array(data.length);
+  for (let y = 0; y < height; y++) {
+    const row = y * width;
+    for (let x = 0; x < width; x++) out[row + x] = data[row + width - 1 - x];
+  }
+  return { data: out, width, height };
+}
+
+function workingScale(width: number, height: number): number {
+  const side = Math.min(width, height);
+  if (side < MIN_WORKING_SIDE) return MIN_WORKING_SIDE / side;
+  if (side > MAX_WORKING_SIDE) return MAX_WORKING_SIDE / side;
+  return 1;
+}
+
+function extractWith(cv: Cv, img: GrayImage, maxFeatures: number): Features {
+  if (img.data.length !== img.width * img.height) throw new RangeError('GrayImage data length must be width*height');
+  return withMats((track) => {
+    const src = track(cv.matFromArray(img.height, img.width, cv.CV_8UC1, img.data));
+    const scale = workingScale(img.width, img.height);
+    let work = src;
+    if (scale !== 1) {
+      work = track(new cv.Mat());
+      const interpolation = scale > 1 ? cv.INTER_LINEAR : cv.INTER_AREA;
+      cv.resize(src, work, new cv.Size(Math.round(img.width * scale), Math.round(img.height * scale)), 0, 0, interpolation);
+    }
+    const orb = track(
+      new cv.ORB(maxFeatures * OVERDETECT, PYRAMID_SCALE, PYRAMID_LEVELS, EDGE_THRESHOLD, 0, 2, cv.ORB_HARRIS_SCORE, PATCH_SIZE, FAST_THRESHOLD),
+    );
+    const keypoints = track(new cv.KeyPointVector());
+    const descriptors = track(new cv.Mat());
+    const noMask = track(new cv.Mat());
+    orb.detectAndCompute(work, noMask, keypoints, descriptors);
+
+    const n = keypoints.size();
+    const xs = new Float32Array(n);
+    const ys = new Float32Array(n);
+    const responses = new Float32Array(n);
+    const raw: Array<{ size: number; angle: number; response: number; octave: number }> = [];
+    for (let i = 0; i < n; i++) {
+      const kp = keypoints.get(i);
+      xs[i] = kp.pt.x / scale;
+      ys[i] = kp.pt.y / scale;
+      responses[i] = kp.response;
+      raw.push(kp);
+    }
+    const chosen = selectSpread(xs, ys, responses, img.width, img.height, maxFeatures);
+    const count = chosen.length;
+    const xy = new Float32Array(count * 2);
+    const meta = new Float32Array(count * 4);
+    const desc = new Uint8Array(count * DESCRIPTOR_BYTES);
+    const allDesc: Uint8Array = descriptors.data;
+    chosen.forEach((k, i) => {
+      xy[2 * i] = xs[k];
+      xy[2 * i + 1] = ys[k];
+      meta[4 * i] = raw[k].size / scale;
+      meta[4 * i + 1] = raw[k].angle;
+      meta[4 * i + 2] = raw[k].response;
+      meta[4 * i + 3] = raw[k].octave;
+      desc.set(allDesc.subarray(k * DESCRIPTOR_BYTES, (k + 1) * DESCRIPTOR_BYTES), i * DESCRIPTOR_BYTES);
+    });
+    return { width: img.width, height: img.height, count, xy, meta, descriptors: desc };
+  });
+}

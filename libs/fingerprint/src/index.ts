@@ -1,0 +1,13 @@
+export type { GrayImage, RgbImage, Features, Rect, MatchResult, VerifyOptions } from './types';
+export { TARGET_FEATURES, extractFeatures, mirrorGray, type ExtractOptions } from './features';
+export { fingerprintHealth } from './health';
+export { serializeFeatures, deserializeFeatures } from './features-codec';
+export { Vocabulary } from './vocabulary';
+export { defaultVocabulary, DEFAULT_VOCABULARY_PATH } from './default-vocabulary';
+export { InvertedIndex } from './inverted-index';
+export { verifyMatch, DEFAULT_MIN_INLIERS, DEFAULT_MIN_SCORE, MirrorFeaturesMissingError } from './verify';
+export { scoreFromInliers, SCORE_INLIER_SCALE } from './match-metrics';
+export { enhancedScore } from './enhanced-score';
+export { renderOverlay } from './overlay';
+export { rgbToGray } from './rgb';
+export { loadOpenCv } from './opencv';
