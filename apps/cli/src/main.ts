@@ -70,7 +70,7 @@ async function run(argv: string[], infra: Infrastructure): Promise<void> {
       if (group === 'reindex') {
         const [accountName, service, ...paths] = need([action, ...args].filter((a) => a !== undefined), 2);
         const account = await requireAccount(infra, accountName);
-        const processors = createProcessors({ images: infra.images, blobs: infra.blobs });
+        const processors = createProcessors(infra);
         const payload: FingerprintPayload = { account_id: account.id, service, filepaths: paths.length > 0 ? paths : undefined };
         const result = (await processors[JobKind.Fingerprint](payload, { kind: JobKind.Fingerprint, group: accountName, attempt: 1 })) as FingerprintResult;
         console.log(`Re-fingerprinted ${result.updated} image(s).`);

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { parseAccountsSpec } from '@loupe/auth';
 import { AppConfig, ensureAccountUser, Infrastructure, openInfrastructure, openQueues, QueueRuntime } from '@loupe/runtime';
+import { ColorRepository } from '@loupe/storage';
 import { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { AddressInfo } from 'node:net';
@@ -8,8 +9,12 @@ import { AppModule } from './app.module';
 import { BasicAuthService } from './http/basic-auth.service';
 import { CollectionDispatcher } from './http/collection-dispatcher';
 import { CollectionService } from './services/collection.service';
+import { ColorOperations } from './services/color.service';
 import { ImageInputs } from './services/image-inputs';
+import { matchOperations } from './services/match.service';
+import { MatchingService } from './services/matching.service';
 import { mobileOperations } from './services/mobile.service';
+import { QueryInputs } from './services/query-inputs';
 import type { OperationTable, ServiceName } from './services/operation';
 
 export interface Gateway {
@@ -32,17 +37,19 @@ export async function startGateway(config: AppConfig, options: { host?: string }
   try {
     for (const seed of parseAccountsSpec(config.accounts)) await ensureAccountUser(infra.accounts, seed);
     queues = await openQueues(config, infra);
-    const inputs = new ImageInputs(infra.blobs, { ...config.download, allowPrivate: config.allowPrivateUrls });
-    const collection = new CollectionService(infra.images, queues.queue, inputs);
+    const downloads = { ...config.download, allowPrivate: config.allowPrivateUrls };
+    const collection = new CollectionService(infra.images, queues.queue, new ImageInputs(infra.blobs, downloads));
+    const matching = new MatchingService(queues.queue, new QueryInputs(infra.blobs, downloads));
     const notYet: OperationTable = {};
     const services: Record<ServiceName, OperationTable> = {
-      mobile: mobileOperations(collection),
-      match: notYet,
-      color: notYet,
+      mobile: mobileOperations(collection, matching),
+      match: matchOperations(collection, matching),
+      color: new ColorOperations(collection, queues.queue, new ImageInputs(infra.blobs, downloads), infra.images, new ColorRepository(infra.db)).table(),
       wine: notYet,
     };
     const dispatcher = new CollectionDispatcher(
       new BasicAuthService(infra.accounts),
+      infra.blobs,
       services,
       { maxBodyBytes: config.maxBodyBytes, maxFileBytes: config.maxFileBytes },
       logError,

@@ -16,7 +16,12 @@ function mulberry32(seed: number): () => number {
 export function sceneSvg(seed: number, width = 640, height = 480): string {
   const rand = mulberry32(seed);
   const color = () => `rgb(${Math.floor(rand() * 256)},${Math.floor(rand() * 256)},${Math.floor(rand() * 256)})`;
-  const shapes: string[] = [`<rect width="${width}" height="${height}" fill="${color()}"/>`];
+  // A diagonal gradient behind the shapes: no row or column is one flat color, so no border is cropped away and
+  // rectangles can be checked against the uncropped geometry.
+  const shapes: string[] = [
+    `<defs><linearGradient id="bg" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="${color()}"/><stop offset="1" stop-color="${color()}"/></linearGradient></defs>`,
+    `<rect width="${width}" height="${height}" fill="url(#bg)"/>`,
+  ];
   for (let i = 0; i < 40; i++) {
     const x = rand() * width;
     const y = rand() * height;

@@ -12,7 +12,7 @@ async function main(): Promise<void> {
     throw new Error('REDIS_URL is not set: a separate worker needs Redis. Without it, `npm start` runs the workers in the gateway process.');
   }
   const infra = await openInfrastructure(config);
-  const processors = createProcessors({ images: infra.images, blobs: infra.blobs });
+  const processors = createProcessors(infra);
   const known = Object.keys(processors);
   const kinds = (process.env.WORKER_QUEUES ?? '').split(',').map((k) => k.trim()).filter(Boolean);
   const unknown = kinds.filter((k) => !known.includes(k));

@@ -12,5 +12,6 @@ export {
 } from './palette';
 export { combinePalettes } from './combine';
 export { BACKGROUND_DELTA_E, BORDER_DOMINANCE_MIN, detectBackground } from './background';
-export { SIMILARITY_DELTA_E, colorSearchScore } from './search-score';
+export { SIMILARITY_DELTA_E, colorSearchScore, prepareQuery, preparePalette, rankPalettes, scorePrepared } from './search-score';
+export type { PreparedPalette, PreparedQuery, RankedPalette } from './search-score';
 export { FULL_AREA_MIN_PERCENT, PARTIAL_AREA_MIN_PERCENT, PRESENCE_DELTA_E, colorPresence } from './presence';

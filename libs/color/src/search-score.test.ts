@@ -77,3 +77,32 @@ describe('color search score', () => {
     expect(colorSearchScore(query, extractPalette(red))).toBeLessThan(15);
   });
 });
+
+describe('ranking many palettes with bounds', () => {
+  it('returns the same best palettes and counts as scoring every palette exactly', async () => {
+    const { prepareQuery, preparePalette, rankPalettes } = await import('./search-score');
+    const random = (() => {
+      let a = 7;
+      return () => ((a = (a * 1103515245 + 12345) % 2147483648) / 2147483648);
+    })();
+    const palettes = Array.from({ length: 400 }, () => {
+      const n = 1 + Math.floor(random() * 8);
+      return Array.from({ length: n }, () => ({
+        rgb: [0, 0, 0].map(() => Math.floor(random() * 256)) as unknown as Rgb,
+        weight: 1 + random() * 50,
+      }));
+    });
+    const query = [{ rgb: rgb('1f4e9c') as Rgb | 'wildcard', weight: 60 }, { rgb: rgb('f2d14a'), weight: 30 }, { rgb: 'wildcard' as const, weight: 10 }];
+    const exact = palettes.map((p, index) => ({ index, score: colorSearchScore(query, p) })).sort((a, b) => b.score - a.score || a.index - b.index);
+    const prepared = palettes.map(preparePalette);
+    for (const minScore of [0, 20, 45]) {
+      const ranked = rankPalettes(prepareQuery(query), prepared, { minScore, take: 10 });
+      const expected = exact.filter((e) => e.score >= minScore);
+      expect(ranked.matched).toBe(expected.length);
+      expect(ranked.hits.map((h) => h.index)).toEqual(expected.slice(0, 10).map((e) => e.index));
+      expect(ranked.hits[0].score).toBeCloseTo(expected[0].score, 9);
+    }
+    const all = rankPalettes(prepareQuery(query), prepared, { minScore: 30, take: 0 });
+    expect(all.hits.map((h) => h.index)).toEqual(exact.filter((e) => e.score >= 30).map((e) => e.index));
+  });
+});

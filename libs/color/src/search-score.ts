@@ -1,6 +1,6 @@
 import { oklabDistance, rgbToOklab, type Oklab } from './oklab';
 import { optimalTransport } from './transport';
-import type { PaletteEntry, Rgb, WeightedColor } from './types';
+import type { Rgb, WeightedColor } from './types';
 
 /**
  * ΔE_OK at which two colors count as 1/e (37 %) similar. Measured against #1f4e9c: a close shade (#2a5aa8,
@@ -15,6 +15,52 @@ export function colorSimilarity(a: Oklab, b: Oklab): number {
   return Math.exp(-x * x);
 }
 
+/** A color query converted once to OKLab, its colored weights and wildcard share as fractions of the whole query. */
+export interface PreparedQuery {
+  labs: Oklab[];
+  shares: number[];
+  wildcard: number;
+  /** False when the query has no positive weight at all: every palette scores 0. */
+  valid: boolean;
+}
+
+/** A palette converted once to OKLab with its weights as fractions of its area (a search cache holds these). */
+export interface PreparedPalette {
+  labs: Oklab[];
+  shares: number[];
+}
+
+export function prepareQuery(query: readonly WeightedColor[]): PreparedQuery {
+  const total = query.reduce((s, q) => s + Math.max(0, q.weight), 0);
+  if (!(total > 0)) return { labs: [], shares: [], wildcard: 0, valid: false };
+  const wildcard = query.filter((q) => q.rgb === 'wildcard').reduce((s, q) => s + Math.max(0, q.weight), 0) / total;
+  const colored = query.filter((q): q is { rgb: Rgb; weight: number } => q.rgb !== 'wildcard' && q.weight > 0);
+  return { labs: colored.map((q) => rgbToOklab(q.rgb)), shares: colored.map((q) => q.weight / total), wildcard, valid: true };
+}
+
+export function preparePalette(palette: readonly { rgb: Rgb; weight: number }[]): PreparedPalette {
+  const total = palette.reduce((s, t) => s + Math.max(0, t.weight), 0);
+  const kept = total > 0 ? palette.filter((t) => t.weight > 0) : [];
+  return { labs: kept.map((t) => rgbToOklab(t.rgb)), shares: kept.map((t) => t.weight / total) };
+}
+
+function similarities(query: PreparedQuery, palette: PreparedPalette): number[][] {
+  return query.labs.map((q) => palette.labs.map((t) => colorSimilarity(q, t)));
+}
+
+/** The exact score of a prepared query against a prepared palette (see colorSearchScore). */
+export function scorePrepared(query: PreparedQuery, palette: PreparedPalette, sim = similarities(query, palette)): number {
+  if (!query.valid) return 0;
+  if (palette.labs.length === 0) return query.wildcard >= 1 ? 100 : 0;
+  if (query.labs.length === 0) return 100 * Math.min(1, query.wildcard);
+  const supplies = [...query.shares, query.wildcard];
+  const cost = [...sim.map((row) => row.map((s) => 1 - s)), palette.shares.map(() => 0)];
+  const flow = optimalTransport(supplies, palette.shares, cost);
+  let matched = query.wildcard;
+  for (let i = 0; i < query.labs.length; i++) for (let j = 0; j < palette.labs.length; j++) matched += flow[i][j] * sim[i][j];
+  return Math.min(100, Math.max(0, 100 * matched));
+}
+
 /**
  * How well a palette matches a color query, 0-100.
  *
@@ -25,24 +71,101 @@ export function colorSimilarity(a: Oklab, b: Oklab): number {
  * So an image that is 97 % the query color scores ≥ 97, every unmatched or differently colored share of area
  * costs in proportion to its size and how different it is, and a query of only a wildcard scores 100.
  */
-export function colorSearchScore(query: readonly WeightedColor[], target: readonly PaletteEntry[]): number {
-  const queryTotal = query.reduce((s, q) => s + Math.max(0, q.weight), 0);
-  const targetTotal = target.reduce((s, t) => s + Math.max(0, t.weight), 0);
-  if (!(queryTotal > 0)) return 0;
-  const wildcard = query.filter((q) => q.rgb === 'wildcard').reduce((s, q) => s + Math.max(0, q.weight), 0) / queryTotal;
-  if (!(targetTotal > 0)) return wildcard >= 1 ? 100 : 0;
+export function colorSearchScore(query: readonly WeightedColor[], target: readonly { rgb: Rgb; weight: number }[]): number {
+  return scorePrepared(prepareQuery(query), preparePalette(target));
+}
 
-  const colored = query.filter((q): q is { rgb: Rgb; weight: number } => q.rgb !== 'wildcard' && q.weight > 0);
-  const queryLabs = colored.map((q) => rgbToOklab(q.rgb));
-  const targetLabs = target.map((t) => rgbToOklab(t.rgb));
-  const similarity = queryLabs.map((q) => targetLabs.map((t) => colorSimilarity(q, t)));
+/**
+ * Bounds of the exact score that cost microseconds less than the transport itself.
+ * Upper: each unit of query color gets at best its most similar palette color, and each unit of palette area can
+ * take at most its own share of colored mass at its best similarity. Lower: a greedy feasible flow (most similar
+ * pairs first), which the optimal flow can only beat.
+ */
+export function scoreBounds(query: PreparedQuery, palette: PreparedPalette, sim: number[][]): { lower: number; upper: number } {
+  if (!query.valid) return { lower: 0, upper: 0 };
+  if (palette.labs.length === 0 || query.labs.length === 0) {
+    const exact = scorePrepared(query, palette, sim);
+    return { lower: exact, upper: exact };
+  }
+  let bySupply = query.wildcard;
+  for (let i = 0; i < sim.length; i++) bySupply += query.shares[i] * Math.max(...sim[i]);
+  let byDemand = query.wildcard;
+  for (let j = 0; j < palette.labs.length; j++) {
+    let best = 0;
+    for (let i = 0; i < sim.length; i++) best = Math.max(best, sim[i][j]);
+    byDemand += palette.shares[j] * best;
+  }
+  const pairs: Array<[number, number, number]> = [];
+  for (let i = 0; i < sim.length; i++) for (let j = 0; j < palette.labs.length; j++) pairs.push([sim[i][j], i, j]);
+  pairs.sort((a, b) => b[0] - a[0]);
+  const supply = [...query.shares];
+  const demand = [...palette.shares];
+  let greedy = query.wildcard;
+  for (const [s, i, j] of pairs) {
+    const amount = Math.min(supply[i], demand[j]);
+    if (amount <= 0) continue;
+    greedy += amount * s;
+    supply[i] -= amount;
+    demand[j] -= amount;
+  }
+  // The tolerance absorbs floating-point dust so a bound never excludes a palette whose exact score equals it.
+  return { lower: Math.max(0, 100 * greedy - 1e-9), upper: Math.min(100, 100 * Math.min(bySupply, byDemand) + 1e-9) };
+}
 
-  const supplies = [...colored.map((q) => q.weight / queryTotal), wildcard];
-  const demands = target.map((t) => Math.max(0, t.weight) / targetTotal);
-  const cost = [...similarity.map((row) => row.map((s) => 1 - s)), demands.map(() => 0)];
-  const flow = optimalTransport(supplies, demands, cost);
+export interface RankedPalette {
+  index: number;
+  score: number;
+}
 
-  let matched = wildcard;
-  for (let i = 0; i < colored.length; i++) for (let j = 0; j < target.length; j++) matched += flow[i][j] * similarity[i][j];
-  return Math.min(100, Math.max(0, 100 * matched));
+/**
+ * Scores many palettes against one query and returns the `take` best (exact scores, best first; ties by index) and
+ * how many reach `minScore`. Bounds decide most palettes without solving their transport: a palette whose upper
+ * bound is under the minimum or under the current take-th best is never solved exactly; one whose lower bound
+ * reaches the minimum is counted without solving. `take` 0 means all.
+ */
+export function rankPalettes(
+  query: PreparedQuery,
+  palettes: readonly PreparedPalette[],
+  options: { minScore: number; take: number },
+): { hits: RankedPalette[]; matched: number } {
+  const minScore = options.minScore;
+  const take = options.take > 0 ? options.take : Number.POSITIVE_INFINITY;
+  const bounded = palettes.map((palette, index) => {
+    const sim = similarities(query, palette);
+    return { index, sim, ...scoreBounds(query, palette, sim) };
+  });
+  let matched = 0;
+  const exact = new Map<number, number>();
+  for (const b of bounded) {
+    if (b.upper < minScore) continue;
+    if (b.lower >= minScore) {
+      matched++;
+      continue;
+    }
+    const score = scorePrepared(query, palettes[b.index], b.sim);
+    exact.set(b.index, score);
+    if (score >= minScore) matched++;
+  }
+  const candidates = bounded.filter((b) => b.upper >= minScore).sort((a, b) => b.upper - a.upper || a.index - b.index);
+  if (take === Number.POSITIVE_INFINITY) {
+    const all = candidates
+      .map((b) => ({ index: b.index, score: exact.get(b.index) ?? scorePrepared(query, palettes[b.index], b.sim) }))
+      .filter((h) => h.score >= minScore);
+    return { hits: all.sort((a, b) => b.score - a.score || a.index - b.index), matched };
+  }
+  const hits: RankedPalette[] = [];
+  for (const b of candidates) {
+    if (hits.length >= take && b.upper < hits[hits.length - 1].score) break;
+    const score = exact.get(b.index) ?? scorePrepared(query, palettes[b.index], b.sim);
+    if (score < minScore) continue;
+    insertSorted(hits, { index: b.index, score });
+    if (hits.length > take) hits.pop();
+  }
+  return { hits, matched };
+}
+
+function insertSorted(hits: RankedPalette[], hit: RankedPalette): void {
+  let at = hits.length;
+  while (at > 0 && (hits[at - 1].score < hit.score || (hits[at - 1].score === hit.score && hits[at - 1].index > hit.index))) at--;
+  hits.splice(at, 0, hit);
 }

@@ -15,15 +15,24 @@ describe('inverted index', () => {
     index.add(2, words(1, 2, 100));
     index.add(3, words(100, 4));
     const c = index.candidates(words(1, 2, 3, 100), 10);
-    expect(c.map((x) => x.imageKey)).toEqual([1, 2]);
+    expect(c.map((x) => x.imageKey)).toEqual([1, 2, 3]);
     expect(c[0].votes).toBeGreaterThan(c[1].votes);
+    expect(c[1].votes).toBeGreaterThan(c[2].votes);
   });
 
-  it('gives no votes for a word every image has', () => {
+  it('weighs a word every image has less than a rarer one', () => {
     const index = new InvertedIndex();
     index.add(1, words(7, 8));
     index.add(2, words(7, 9));
-    expect(index.candidates(words(7), 10)).toEqual([]);
+    const [first, second] = index.candidates(words(7, 8), 10);
+    expect(first.imageKey).toBe(1);
+    expect(second.votes).toBeLessThan(first.votes / 1.5);
+  });
+
+  it('still offers the only image of a one-image collection', () => {
+    const index = new InvertedIndex();
+    index.add(42, words(1, 2, 3));
+    expect(index.candidates(words(1, 2, 3), 10).map((c) => c.imageKey)).toEqual([42]);
   });
 
   it('counts a repeated word at most as often as it repeats in both images', () => {

@@ -11,7 +11,9 @@ interface Postings {
 /**
  * In-memory inverted index from visual word to the images containing it, rebuildable from
  * (imageKey, words) pairs. Scoring is tf-idf voting: each shared word adds idf(w) * min(tf_query, tf_image),
- * idf(w) = ln(N / df(w)), so rare words count most and a repeated word cannot outvote its repetitions.
+ * idf(w) = ln(1 + N / df(w)), so rare words count most and a repeated word cannot outvote its repetitions. The
+ * smoothing (+1) keeps a word shared by every image worth something: with plain ln(N/df) a collection of one image
+ * (or a word in every image) would give zero votes and the image could never be a candidate.
  */
 export class InvertedIndex {
   private readonly postings = new Map<number, Postings>();
@@ -61,8 +63,7 @@ export class InvertedIndex {
     for (const [w, tfQuery] of termFrequencies(words)) {
       const p = this.postings.get(w);
       if (!p) continue;
-      const idf = Math.log(n / p.length);
-      if (idf <= 0) continue;
+      const idf = Math.log(1 + n / p.length);
       for (let i = 0; i < p.length; i++) votes[p.slots[i]] += idf * Math.min(tfQuery, p.tf[i]);
     }
     return topK(votes, limit)

@@ -12,3 +12,4 @@ export type { ImageAssessment } from './assess';
 export { findContentBox } from './content-box';
 export type { BorderBox } from './content-box';
 export { encodeJpeg, encodePng, DEFAULT_JPEG_QUALITY } from './encode';
+export { cropImage } from './crop';

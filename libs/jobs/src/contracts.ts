@@ -8,6 +8,11 @@ export const JobKind = {
   Fingerprint: 'fingerprint',
   Search: 'search',
   Compare: 'compare',
+  /** Color service (payloads in color-contracts.ts): searches, extractions and counts are reads; metadata updates writes. */
+  ColorSearch: 'color_search',
+  ColorImages: 'color_images',
+  ColorCollection: 'color_collection',
+  ColorMetadata: 'color_metadata',
 } as const;
 export type JobKind = (typeof JobKind)[keyof typeof JobKind];
 
@@ -32,6 +37,8 @@ export interface IngestPayload {
   on_existing: 'refuse' | 'replace';
   /** Preferred smallest side of the stored normalised image (specification 8). */
   preferred_side: number;
+  /** Remove solid-color borders before fingerprinting (specification 2.4: match rectangles refer to the cropped image). */
+  crop_borders?: boolean;
   /** Options that only a service's ingest hooks read (e.g. color's ignore_background). */
   options?: Record<string, unknown>;
 }
@@ -68,3 +75,90 @@ export interface FingerprintResult {
 
 /** Why an image that decoded fine is still not searchable. */
 export const NO_FEATURES_REASON = 'No distinctive features were found in the image.';
+
+/** A query image: bytes staged by the gateway (upload or URL), or an image already in the collection. */
+export type QuerySource =
+  | { staged_key: string; label: string }
+  | { filepath: string };
+
+export interface Rect {
+  left: number;
+  right: number;
+  top: number;
+  bottom: number;
+}
+
+/** Specification 2.5b, as computed by the matching engine. */
+export interface MatchItem {
+  filepath: string;
+  score: number;
+  match_percent: number;
+  query_overlap_percent: number;
+  target_overlap_percent: number;
+  query_match_rect: Rect;
+  target_match_rect: Rect;
+  overlay?: string;
+  score_enhanced?: number;
+  compare_color?: { color_percent_diff: number; query_colors_diff: ColorDiff[]; target_colors_diff: ColorDiff[] };
+  score_color?: number;
+}
+
+export interface ColorDiff {
+  color: number[];
+  class: string;
+}
+
+export interface MatchOptions {
+  min_score: number;
+  check_horizontal_flip: boolean;
+  generate_overlay: boolean;
+}
+
+export interface SearchPayload {
+  account_id: number;
+  account: string;
+  service: string;
+  query: QuerySource;
+  preferred_side: number;
+  options: MatchOptions & { offset: number; limit: number; name_filter?: string; path_filter?: string };
+}
+
+export interface SearchResult {
+  query_filepath: string;
+  items: MatchItem[];
+  total_results: number;
+  total_filtered_results: number;
+  time_resize: number;
+  time_search: number;
+}
+
+export interface ComparePayload {
+  account_id: number;
+  account: string;
+  service: string;
+  first: QuerySource;
+  second: QuerySource;
+  preferred_side: number;
+  options: MatchOptions & { compute_enhanced_score: boolean; compare_color: boolean };
+}
+
+export interface CompareResult {
+  query_filepath: string;
+  items: MatchItem[];
+  time_resize: number;
+  time_compare: number;
+}
+
+/**
+ * Codes of processor errors that are the caller's fault (a query too small, a corrupt upload): the gateway answers
+ * them with a `fail` envelope, not a server error.
+ */
+export const INPUT_REFUSED = 'INPUT_REFUSED';
+
+export class InputRefusedError extends Error {
+  readonly code = INPUT_REFUSED;
+  constructor(message: string) {
+    super(message);
+    this.name = 'InputRefusedError';
+  }
+}

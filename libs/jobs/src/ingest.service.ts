@@ -1,5 +1,5 @@
 import { extractFeatures, Features, fingerprintHealth, serializeFeatures } from '@loupe/fingerprint';
-import { assessImage, encodeJpeg, ImageInputError, inspectImage, NormalizedImage, normalizeImage, toGray } from '@loupe/imaging';
+import { assessImage, cropImage, encodeJpeg, findContentBox, ImageInputError, inspectImage, NormalizedImage, normalizeImage, toGray } from '@loupe/imaging';
 import type { BlobStore, CollectionRef, ImageRepository, NewImage, Queryable } from '@loupe/storage';
 import { collectionBlobPrefix } from './blob-keys';
 import { IngestItem, IngestPayload, IngestResult, NO_FEATURES_REASON } from './contracts';
@@ -130,7 +130,8 @@ export class IngestService {
   ): Promise<Prepared> {
     resizeWatch.start();
     const info = await inspectImage(data);
-    const normalized = await normalizeImage(data, { preferredSide: payload.preferred_side });
+    const full = await normalizeImage(data, { preferredSide: payload.preferred_side });
+    const normalized: NormalizedImage = payload.crop_borders ? { ...full, ...cropImage(full, findContentBox(full)) } : full;
     const assessment = assessImage(normalized, info);
     const normalizedJpeg = await encodeJpeg(normalized, NORMALIZED_JPEG_QUALITY);
     resizeWatch.stop();

@@ -1,25 +1,48 @@
 import type { ProcessorMap } from '@loupe/queue';
-import type { BlobStore, ImageRepository } from '@loupe/storage';
-import { DeletePayload, FingerprintPayload, IngestPayload, JobKind } from './contracts';
+import { BlobStore, ColorRepository, Db, ImageRepository, MatchIndexRepository } from '@loupe/storage';
+import { ColorCollectionPayload, ColorImagesPayload, ColorMetadataPayload, ColorSearchPayload } from './color-contracts';
+import { ColorIngestHook } from './color-palettes';
+import { ColorService } from './color.service';
+import { ComparePayload, DeletePayload, FingerprintPayload, IngestPayload, JobKind, SearchPayload } from './contracts';
 import { DeleteService } from './delete.service';
 import { FingerprintService } from './fingerprint.service';
-import { IngestHooks, IngestService } from './ingest.service';
+import { IngestHook, IngestService } from './ingest.service';
+import { MatchIndexCache } from './match/index-cache';
+import { MatchService } from './match/match.service';
+import { SearchIndexHook } from './match/search-index.hook';
+
+/** Collections searched by image matching: their adds also write visual words to the search index. */
+export const MATCHING_SERVICES: ReadonlySet<string> = new Set(['mobile', 'match', 'wine']);
 
 export interface ProcessorDeps {
   images: ImageRepository;
   blobs: BlobStore;
-  /** Service-specific ingest steps (search index entries, color palettes...). */
-  ingestHooks?: IngestHooks;
+  matchIndex: MatchIndexRepository;
+  /** The color service's palettes and metadata live in their own tables, reached through this database. */
+  db: Db;
 }
 
 /** Every job kind and the service method that handles it: the one place to read what a worker does. */
 export function createProcessors(deps: ProcessorDeps): ProcessorMap {
-  const ingest = new IngestService(deps.images, deps.blobs, deps.ingestHooks);
+  const searchIndex = new SearchIndexHook(deps.matchIndex);
+  const colorRepository = new ColorRepository(deps.db);
+  const colorPalette = new ColorIngestHook(colorRepository);
+  const hooksFor = (service: string): IngestHook[] =>
+    MATCHING_SERVICES.has(service) ? [searchIndex] : service === 'color' ? [colorPalette] : [];
+  const ingest = new IngestService(deps.images, deps.blobs, hooksFor);
+  const matching = new MatchService(deps.images, deps.matchIndex, deps.blobs, new MatchIndexCache(deps.matchIndex));
   const deletion = new DeleteService(deps.images, deps.blobs);
   const fingerprint = new FingerprintService(deps.images, deps.blobs);
+  const color = new ColorService(colorRepository, deps.blobs);
   return {
     [JobKind.Ingest]: (payload: IngestPayload) => ingest.ingest(payload),
     [JobKind.Delete]: (payload: DeletePayload) => deletion.delete(payload),
     [JobKind.Fingerprint]: (payload: FingerprintPayload) => fingerprint.refingerprint(payload),
+    [JobKind.Search]: (payload: SearchPayload) => matching.search(payload),
+    [JobKind.Compare]: (payload: ComparePayload) => matching.compare(payload),
+    [JobKind.ColorSearch]: (payload: ColorSearchPayload) => color.search(payload),
+    [JobKind.ColorImages]: (payload: ColorImagesPayload) => color.images(payload),
+    [JobKind.ColorCollection]: (payload: ColorCollectionPayload) => color.collection(payload),
+    [JobKind.ColorMetadata]: (payload: ColorMetadataPayload) => color.updateMetadata(payload),
   };
 }

@@ -16,7 +16,8 @@ const WRITE_LIMIT = 1;
 
 /** Kinds that change a collection. Everything else only reads it. */
 // fingerprint rewrites an image's index entries, so it queues with the other writes of the account.
-const WRITE_KINDS: ReadonlySet<string> = new Set(['ingest', 'add', 'update', 'delete', 'fingerprint']);
+// color_metadata (update_metadata) rewrites images' metadata: a write like update.
+const WRITE_KINDS: ReadonlySet<string> = new Set(['ingest', 'add', 'update', 'delete', 'fingerprint', 'color_metadata']);
 
 export const DEFAULT_POLICY: QueuePolicy = {
   // Unknown kinds count as reads: the read queue is the wider one, so an unlisted kind can slow a group down at

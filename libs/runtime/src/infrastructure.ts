@@ -1,4 +1,4 @@
-import { AccountRepository, BlobStore, Db, ImageRepository, migrate, MIGRATIONS, openBlobStore, openDatabase } from '@loupe/storage';
+import { AccountRepository, BlobStore, Db, ImageRepository, MatchIndexRepository, migrate, MIGRATIONS, openBlobStore, openDatabase } from '@loupe/storage';
 import path from 'node:path';
 import type { AppConfig } from './config';
 
@@ -8,6 +8,7 @@ export interface Infrastructure {
   blobs: BlobStore;
   accounts: AccountRepository;
   images: ImageRepository;
+  matchIndex: MatchIndexRepository;
   close(): Promise<void>;
 }
 
@@ -24,6 +25,7 @@ export async function openInfrastructure(config: AppConfig): Promise<Infrastruct
       blobs,
       accounts: new AccountRepository(db),
       images: new ImageRepository(db),
+      matchIndex: new MatchIndexRepository(db),
       close: () => db.close(),
     };
   } catch (error) {

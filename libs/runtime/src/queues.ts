@@ -14,7 +14,7 @@ export interface QueueRuntime {
  * With Redis: a BullMQ queue; this process also runs workers only when RUN_WORKERS is set.
  */
 export async function openQueues(config: AppConfig, infra: Infrastructure): Promise<QueueRuntime> {
-  const processors = createProcessors({ images: infra.images, blobs: infra.blobs });
+  const processors = createProcessors(infra);
   if (!config.redisUrl) {
     const queue = createInProcessQueue({ processors });
     return { queue, workers: null, close: () => queue.close() };

@@ -1,7 +1,9 @@
 import {
   AuthError, Envelope, NotFoundError, ParamError, parseFormat, PayloadTooLargeError, renderEnvelope, ResponseFormat, seconds, statusFor,
 } from '@loupe/envelope';
+import { INPUT_REFUSED, overlayKey } from '@loupe/jobs';
 import { JobFailedError, JobTimeoutError } from '@loupe/queue';
+import type { BlobStore } from '@loupe/storage';
 import type { IncomingMessage } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { OperationOutcome, OperationTable, ServiceName } from '../services/operation';
@@ -34,10 +36,15 @@ function earlyFormat(url: string | undefined): ResponseFormat {
 export class CollectionDispatcher {
   constructor(
     private readonly auth: BasicAuthService,
+    private readonly blobs: BlobStore,
     private readonly services: Readonly<Record<ServiceName, OperationTable>>,
     private readonly limits: BodyLimits,
     private readonly log: (message: string, error?: unknown) => void = () => undefined,
   ) {}
+
+  overlay(req: IncomingMessage, service: string, accountName: string, file: string) {
+    return serveOverlay(this.auth, this.blobs, req, service, accountName, file);
+  }
 
   async handle(req: IncomingMessage, service: string, accountName: string, operation: string): Promise<HttpAnswer> {
     const started = performance.now();
@@ -70,6 +77,7 @@ export class CollectionDispatcher {
       return answer(200, toEnvelope(operation, outcome));
     } catch (error) {
       if (error instanceof ParamError) return answer(200, failure(error.message));
+      if (error instanceof JobFailedError && error.code === INPUT_REFUSED) return answer(200, failure(error.message));
       if (error instanceof JobTimeoutError) {
         return answer(200, failure(`The request timed out after ${timeoutSeconds} s (it was still ${error.phase}).`));
       }
@@ -82,6 +90,29 @@ export class CollectionDispatcher {
       const detail = error instanceof JobFailedError ? error.message : 'An internal error occurred; it has been logged.';
       return answer(500, failure(`Internal error: ${detail}`));
     }
+  }
+}
+
+/** Serves a rendered overlay (`overlay/<id>.jpg` relative to `{base}/<account>/rest/`) to the account that made it. */
+export async function serveOverlay(
+  auth: BasicAuthService,
+  blobs: BlobStore,
+  req: IncomingMessage,
+  service: string,
+  accountName: string,
+  file: string,
+): Promise<{ status: number; headers: Record<string, string>; body: Buffer | string }> {
+  try {
+    const account = await auth.authenticate(accountName, req.headers.authorization);
+    const key = overlayKey(account.name, service, file.replace(/\.jpg$/, ''));
+    const data = key ? await blobs.get(key) : null;
+    if (!data) return { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'No such overlay.' };
+    return { status: 200, headers: { 'content-type': 'image/jpeg', 'cache-control': 'private, max-age=86400' }, body: data };
+  } catch (error) {
+    if (error instanceof AuthError) {
+      return { status: 401, headers: { 'www-authenticate': 'Basic realm="Loupe", charset="UTF-8"', 'content-type': 'text/plain; charset=utf-8' }, body: error.message };
+    }
+    throw error;
   }
 }
 

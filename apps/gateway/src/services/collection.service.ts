@@ -1,5 +1,5 @@
 import { ParamError, Params, seconds } from '@loupe/envelope';
-import { DeletePayload, DeleteResult, IngestPayload, IngestResult, JobKind, Stopwatch } from '@loupe/jobs';
+import { DeletePayload, DeleteResult, IngestItem, IngestPayload, IngestResult, JobKind, Stopwatch } from '@loupe/jobs';
 import type { JobQueue } from '@loupe/queue';
 import type { CollectionRef, ImageRepository, ImageRow } from '@loupe/storage';
 import { performance } from 'node:perf_hooks';
@@ -37,6 +37,12 @@ export function collectionRef(ctx: OperationContext): CollectionRef {
 export interface AddPolicy {
   onExisting: 'refuse' | 'replace';
   preferredSide: number;
+  /** Services whose match rectangles refer to the image without solid borders (specification 2.4). */
+  cropBorders?: boolean;
+  /** Options for the service's ingest hooks. */
+  options?: Record<string, unknown>;
+  /** Service fields of the item at a candidate position (e.g. color `metadata[n]`). */
+  extras?: (position: number) => Partial<IngestItem>;
 }
 
 /**
@@ -52,7 +58,7 @@ export class CollectionService {
 
   async add(ctx: OperationContext, policy: AddPolicy): Promise<OperationOutcome> {
     const deadline = ctx.timeoutMs ? Date.now() + ctx.timeoutMs : undefined;
-    const staged = await this.inputs.stage(ctx.params, deadline);
+    const staged = await this.inputs.stage(ctx.params, deadline, policy.extras);
     const stats = { time_download: staged.timeDownload, time_resize: 0, time_add: 0 };
     if (staged.items.length === 0) return { result: [], errors: staged.errors, status: 'fail', stats };
     const payload: IngestPayload = {
@@ -62,6 +68,8 @@ export class CollectionService {
       items: staged.items,
       on_existing: policy.onExisting,
       preferred_side: policy.preferredSide,
+      crop_borders: policy.cropBorders,
+      options: policy.options,
     };
     let outcome: IngestResult;
     try {

@@ -86,42 +86,81 @@ export class ImageInputs {
     return candidates;
   }
 
-  async stage(params: Params, deadline?: number): Promise<StagedImages> {
+  /**
+   * `extras` adds service fields to the item of the candidate at a position (uploads first, then URLs, the order of
+   * `filepaths[n]`), e.g. the color service's `metadata[n]`.
+   */
+  async stage(params: Params, deadline?: number, extras?: (position: number) => Partial<IngestItem>): Promise<StagedImages> {
     const candidates = this.collect(params);
     const staged: StagedImages = { items: [], errors: [], timeDownload: 0 };
-    for (const candidate of candidates) {
+    for (const [position, candidate] of candidates.entries()) {
       const problem = this.check(candidate);
       if (problem) {
         staged.errors.push(problem);
         continue;
       }
-      let data = candidate.upload;
-      if (candidate.url !== undefined) {
-        const started = performance.now();
-        try {
-          const timeoutMs = deadline ? Math.min(this.download.timeoutMs, Math.max(1, deadline - Date.now())) : this.download.timeoutMs;
-          data = await downloadUrl(candidate.url, { ...this.download, timeoutMs });
-        } catch (error) {
-          if (!(error instanceof DownloadError)) throw error;
-          staged.errors.push(`${candidate.url}: ${error.message}`);
-          continue;
-        } finally {
-          staged.timeDownload += seconds(performance.now() - started);
-        }
-      }
+      const data = candidate.url !== undefined ? await this.downloadInto(candidate.url, deadline, staged) : candidate.upload;
+      if (data === null) continue;
       if (!data || data.length === 0) {
         staged.errors.push(`${candidate.filepath}: The file is empty.`);
         continue;
       }
       const key = stagingKey();
       await this.blobs.put(key, data);
-      staged.items.push({ filepath: candidate.filepath!, image_id: candidate.imageId ?? null, staged_key: key });
+      staged.items.push({ filepath: candidate.filepath!, image_id: candidate.imageId ?? null, staged_key: key, ...extras?.(position) });
     }
     return staged;
   }
 
+  /**
+   * Stages query images (searches and extractions), which need no filepath: `image`, `images[n]`, `url`, `urls[n]`
+   * as far as the operation accepts them (`several` false: only the single forms). Each is labelled by its file
+   * name or URL for messages.
+   */
+  async stageQueryImages(
+    params: Params,
+    options: { several: boolean; deadline?: number },
+  ): Promise<{ images: Array<{ staged_key: string; label: string }>; errors: string[]; timeDownload: number; urls: number }> {
+    const uploads = [...params.files('image'), ...(options.several ? params.files('images') : [])];
+    const urls = [...(params.string('url') !== undefined ? [params.string('url') as string] : []), ...(options.several ? params.list('urls').filter((u) => u !== '') : [])];
+    const total = uploads.length + urls.length;
+    if (total > MAX_IMAGES_PER_REQUEST) {
+      throw new ParamError(`At most ${MAX_IMAGES_PER_REQUEST} images or URLs may be sent per request; ${total} were sent.`);
+    }
+    const staged = { items: [] as IngestItem[], errors: [] as string[], timeDownload: 0 };
+    const sources: Array<{ label: string; data: Buffer | null }> = uploads.map((f, i) => ({ label: f.filename || (i === 0 ? 'image' : `images[${i}]`), data: f.data }));
+    for (const url of urls) sources.push({ label: url, data: await this.downloadInto(url, options.deadline, staged) });
+    const images: Array<{ staged_key: string; label: string }> = [];
+    for (const source of sources) {
+      if (source.data === null) continue;
+      if (source.data.length === 0) {
+        staged.errors.push(`${source.label}: The file is empty.`);
+        continue;
+      }
+      const key = stagingKey();
+      await this.blobs.put(key, source.data);
+      images.push({ staged_key: key, label: source.label });
+    }
+    return { images, errors: staged.errors, timeDownload: staged.timeDownload, urls: urls.length };
+  }
+
+  /** Downloads a URL input; on failure records a message naming the URL and returns null. */
+  private async downloadInto(url: string, deadline: number | undefined, staged: Omit<StagedImages, 'items'>): Promise<Buffer | null> {
+    const started = performance.now();
+    try {
+      const timeoutMs = deadline ? Math.min(this.download.timeoutMs, Math.max(1, deadline - Date.now())) : this.download.timeoutMs;
+      return await downloadUrl(url, { ...this.download, timeoutMs });
+    } catch (error) {
+      if (!(error instanceof DownloadError)) throw error;
+      staged.errors.push(`${url}: ${error.message}`);
+      return null;
+    } finally {
+      staged.timeDownload += seconds(performance.now() - started);
+    }
+  }
+
   /** Removes staged blobs that a job never consumed (the request failed or timed out before the worker ran). */
-  async discard(items: readonly IngestItem[]): Promise<void> {
+  async discard(items: readonly Pick<IngestItem, 'staged_key'>[]): Promise<void> {
     await Promise.all(items.map((item) => this.blobs.delete(item.staged_key)));
   }
 

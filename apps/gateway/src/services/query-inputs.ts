@@ -1,0 +1,57 @@
+import { ParamError, Params, seconds } from '@loupe/envelope';
+import { QuerySource, stagingKey } from '@loupe/jobs';
+import type { BlobStore } from '@loupe/storage';
+import { performance } from 'node:perf_hooks';
+import { downloadUrl, DownloadError, DownloadLimits } from '../inputs/url-fetcher';
+
+export interface StagedQuery {
+  source: QuerySource;
+  kind: 'upload' | 'url' | 'collection';
+  /** Seconds spent downloading a URL query. */
+  timeDownload: number;
+}
+
+/**
+ * Reads one query image given as an upload, a collection path or a URL (exactly one), under names that may carry a
+ * suffix (`image1`, `filepath1`, `url1` for compare). Uploads and downloads are staged in the blob store for the worker;
+ * a failed download is the caller's error.
+ */
+export class QueryInputs {
+  constructor(
+    private readonly blobs: BlobStore,
+    private readonly download: DownloadLimits,
+  ) {}
+
+  async stage(params: Params, suffix = '', deadline?: number): Promise<StagedQuery> {
+    const names = { image: `image${suffix}`, filepath: `filepath${suffix}`, url: `url${suffix}` };
+    const upload = params.files(names.image)[0];
+    const filepath = params.string(names.filepath);
+    const url = params.string(names.url);
+    const given = [upload && names.image, filepath !== undefined && names.filepath, url !== undefined && names.url].filter(Boolean);
+    if (given.length === 0) throw new ParamError(`Please specify a query image: ${names.image}, ${names.filepath} or ${names.url}.`);
+    if (given.length > 1) throw new ParamError(`Please specify only one of ${given.join(', ')}.`);
+    if (filepath !== undefined) return { source: { filepath }, kind: 'collection', timeDownload: 0 };
+    if (upload) {
+      if (upload.data.length === 0) throw new ParamError(`${upload.filename || names.image}: The file is empty.`);
+      const key = stagingKey();
+      await this.blobs.put(key, upload.data);
+      return { source: { staged_key: key, label: upload.filename || names.image }, kind: 'upload', timeDownload: 0 };
+    }
+    const started = performance.now();
+    let data: Buffer;
+    try {
+      const timeoutMs = deadline ? Math.min(this.download.timeoutMs, Math.max(1, deadline - Date.now())) : this.download.timeoutMs;
+      data = await downloadUrl(url!, { ...this.download, timeoutMs });
+    } catch (error) {
+      if (error instanceof DownloadError) throw new ParamError(`${url}: ${error.message}`);
+      throw error;
+    }
+    const key = stagingKey();
+    await this.blobs.put(key, data);
+    return { source: { staged_key: key, label: url! }, kind: 'url', timeDownload: seconds(performance.now() - started) };
+  }
+
+  async discard(staged: StagedQuery | undefined): Promise<void> {
+    if (staged && 'staged_key' in staged.source) await this.blobs.delete(staged.source.staged_key);
+  }
+}

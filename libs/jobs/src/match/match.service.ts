@@ -1,0 +1,150 @@
+import { deserializeFeatures, enhancedScore, Features, MatchResult, renderOverlay, verifyMatch } from '@loupe/fingerprint';
+import { decodeToRgb, RgbImage } from '@loupe/imaging';
+import type { BlobStore, CollectionRef, ImageRepository, MatchIndexRepository } from '@loupe/storage';
+import type { CompareResult, ComparePayload, MatchItem, QuerySource, SearchPayload, SearchResult } from '../contracts';
+import { Stopwatch } from '../stopwatch';
+import { compareColors } from './color-compare';
+import { MatchIndexCache } from './index-cache';
+import { storeOverlay } from './overlay-store';
+import { pathPredicate } from './path-filter';
+import { LoadedQuery, QueryLoader } from './query-loader';
+import { matchVocabulary } from './vocabulary';
+
+/**
+ * Candidates taken from the inverted index before filters: enough that a name or path filter still leaves a full
+ * shortlist in a large collection.
+ */
+const CANDIDATE_POOL = 200;
+/**
+ * Candidates verified geometrically. Verification (~20-40 ms a pair) dominates search time; the true image ranks in
+ * the first few by votes for every edit the benchmark makes, so 12 buys recall headroom at a bounded cost.
+ */
+const MIN_SHORTLIST = 12;
+/** Never verify more than this, whatever offset + limit asks for: it bounds the worst-case latency of one search. */
+const MAX_SHORTLIST = 60;
+
+function round1(n: number): number {
+  return Math.round(n * 10) / 10;
+}
+
+function roundRect(r: MatchResult['query_match_rect']) {
+  return { left: round1(r.left), right: round1(r.right), top: round1(r.top), bottom: round1(r.bottom) };
+}
+
+export function matchItem(filepath: string, m: MatchResult): MatchItem {
+  return {
+    filepath,
+    score: round1(m.score),
+    match_percent: round1(m.match_percent),
+    query_overlap_percent: round1(m.query_overlap_percent),
+    target_overlap_percent: round1(m.target_overlap_percent),
+    query_match_rect: roundRect(m.query_match_rect),
+    target_match_rect: roundRect(m.target_match_rect),
+  };
+}
+
+/** Search and compare on the matching engine: query → features → words → candidates → verified matches. */
+export class MatchService {
+  private readonly loader: QueryLoader;
+
+  constructor(
+    private readonly images: ImageRepository,
+    private readonly index: MatchIndexRepository,
+    private readonly blobs: BlobStore,
+    private readonly cache: MatchIndexCache,
+  ) {
+    this.loader = new QueryLoader(images, blobs);
+  }
+
+  async search(payload: SearchPayload): Promise<SearchResult> {
+    const ref: CollectionRef = { accountId: payload.account_id, service: payload.service };
+    const options = payload.options;
+    const resizeWatch = new Stopwatch();
+    try {
+      const query = await this.loader.load(ref, payload.query, { preferredSide: payload.preferred_side, includeMirror: options.check_horizontal_flip }, resizeWatch);
+      const searchWatch = new Stopwatch().start();
+      const collection = await this.cache.get(ref);
+      const shortlist = this.shortlist(query.features, collection.index, collection.paths, payload);
+      const stored = await this.index.features(shortlist);
+      const matches: Array<{ filepath: string; imagePk: number; match: MatchResult }> = [];
+      for (const imagePk of shortlist) {
+        const data = stored.get(imagePk);
+        if (!data) continue;
+        const match = await verifyMatch(query.features, deserializeFeatures(data), { checkHorizontalFlip: options.check_horizontal_flip });
+        if (match) matches.push({ filepath: collection.paths.get(imagePk)!, imagePk, match });
+      }
+      matches.sort((a, b) => b.match.score - a.match.score || a.filepath.localeCompare(b.filepath));
+      const kept = matches.filter((m) => m.match.score >= options.min_score);
+      const page = options.limit > 0 ? kept.slice(options.offset, options.offset + options.limit) : kept.slice(options.offset);
+      const items = page.map((m) => matchItem(m.filepath, m.match));
+      if (options.generate_overlay) {
+        const targets = await this.images.findByPaths(ref, page.map((m) => m.filepath));
+        for (let i = 0; i < page.length; i++) {
+          const target = await decodeToRgb((await this.blobs.get(targets.get(page[i].filepath)!.norm_blob_key))!);
+          items[i].overlay = await storeOverlay(this.blobs, payload.account, payload.service, await renderOverlay(query.rgb, target, page[i].match));
+        }
+      }
+      return {
+        query_filepath: query.label,
+        items,
+        total_results: matches.length,
+        total_filtered_results: kept.length,
+        time_resize: resizeWatch.elapsed,
+        time_search: searchWatch.stop(),
+      };
+    } finally {
+      await this.discardStaged(payload.query);
+    }
+  }
+
+  async compare(payload: ComparePayload): Promise<CompareResult> {
+    const ref: CollectionRef = { accountId: payload.account_id, service: payload.service };
+    const options = payload.options;
+    const resizeWatch = new Stopwatch();
+    try {
+      const first = await this.loader.load(ref, payload.first, { preferredSide: payload.preferred_side, includeMirror: options.check_horizontal_flip }, resizeWatch);
+      const second = await this.loader.load(ref, payload.second, { preferredSide: payload.preferred_side, includeMirror: false }, resizeWatch);
+      const compareWatch = new Stopwatch().start();
+      const match = await verifyMatch(first.features, second.features, { checkHorizontalFlip: options.check_horizontal_flip });
+      const items: MatchItem[] = [];
+      if (match && match.score >= options.min_score) items.push(await this.describeCompare(first, second, match, payload));
+      return { query_filepath: first.label, items, time_resize: resizeWatch.elapsed, time_compare: compareWatch.stop() };
+    } finally {
+      await Promise.all([this.discardStaged(payload.first), this.discardStaged(payload.second)]);
+    }
+  }
+
+  private async describeCompare(first: LoadedQuery, second: LoadedQuery, match: MatchResult, payload: ComparePayload): Promise<MatchItem> {
+    const item = matchItem(second.label, match);
+    if (payload.options.compute_enhanced_score) item.score_enhanced = round1(await enhancedScore(first.rgb, second.rgb, match));
+    if (payload.options.compare_color) {
+      Object.assign(item, compareColors(first.rgb, second.rgb, match.query_match_rect, match.target_match_rect));
+    }
+    if (payload.options.generate_overlay) {
+      item.overlay = await storeOverlay(this.blobs, payload.account, payload.service, await renderOverlay(first.rgb, second.rgb, match));
+    }
+    return item;
+  }
+
+  /** The candidates to verify: best-voted first, filtered by name/path, mirrored words included for flip checks. */
+  private shortlist(features: Features, index: { candidates(w: Uint32Array, n: number): Array<{ imageKey: number; votes: number }> }, paths: Map<number, string>, payload: SearchPayload): number[] {
+    const { vocabulary } = matchVocabulary();
+    const votes = new Map<number, number>();
+    const collect = (f: Features) => {
+      for (const c of index.candidates(vocabulary.quantize(f), CANDIDATE_POOL)) votes.set(c.imageKey, Math.max(votes.get(c.imageKey) ?? 0, c.votes));
+    };
+    collect(features);
+    if (payload.options.check_horizontal_flip && features.mirrored) collect(features.mirrored);
+    const allowed = pathPredicate(payload.options);
+    const size = Math.min(MAX_SHORTLIST, Math.max(MIN_SHORTLIST, payload.options.offset + (payload.options.limit || MAX_SHORTLIST)));
+    return [...votes.entries()]
+      .filter(([imagePk]) => !allowed || allowed(paths.get(imagePk) ?? ''))
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, size)
+      .map(([imagePk]) => imagePk);
+  }
+
+  private async discardStaged(source: QuerySource): Promise<void> {
+    if ('staged_key' in source) await this.blobs.delete(source.staged_key);
+  }
+}

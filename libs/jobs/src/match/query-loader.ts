@@ -1,0 +1,72 @@
+import { DEFAULT_MIN_INLIERS, extractFeatures, Features } from '@loupe/fingerprint';
+import { assessImage, cropImage, decodeToRgb, findContentBox, ImageInputError, inspectImage, normalizeImage, RgbImage, toGray } from '@loupe/imaging';
+import type { BlobStore, CollectionRef, ImageRepository } from '@loupe/storage';
+import { InputRefusedError, QuerySource } from '../contracts';
+import { Stopwatch } from '../stopwatch';
+
+export interface LoadedQuery {
+  /** How the query is named in results and messages: the upload's file name, the URL, or the collection path. */
+  label: string;
+  rgb: RgbImage;
+  features: Features;
+}
+
+export interface LoadOptions {
+  preferredSide: number;
+  includeMirror: boolean;
+}
+
+export function missingMessage(filepath: string): string {
+  return `${filepath}: This file does not exist in the image collection.`;
+}
+
+/**
+ * Turns a query source into normalised pixels and features, refusing (as the caller's error) images that are corrupt,
+ * animated, extremely small, of a single color or without enough features to match anything.
+ */
+export class QueryLoader {
+  constructor(
+    private readonly images: ImageRepository,
+    private readonly blobs: BlobStore,
+  ) {}
+
+  async load(ref: CollectionRef, source: QuerySource, options: LoadOptions, resizeWatch: Stopwatch): Promise<LoadedQuery> {
+    const { label, rgb } = 'filepath' in source ? await this.fromCollection(ref, source.filepath, resizeWatch) : await this.fromStaged(source, options, resizeWatch);
+    const features = await extractFeatures({ data: toGray(rgb), width: rgb.width, height: rgb.height }, { includeMirror: options.includeMirror });
+    if (features.count < DEFAULT_MIN_INLIERS) {
+      throw new InputRefusedError(`${label}: The image is too plain to search: only ${features.count} distinctive points were found.`);
+    }
+    return { label, rgb, features };
+  }
+
+  private async fromStaged(source: { staged_key: string; label: string }, options: LoadOptions, watch: Stopwatch) {
+    const data = await this.blobs.get(source.staged_key);
+    if (data === null) throw new InputRefusedError(`${source.label}: The uploaded file could not be read back; please send it again.`);
+    watch.start();
+    try {
+      const info = await inspectImage(data);
+      const normalized = await normalizeImage(data, { preferredSide: options.preferredSide });
+      const rgb = cropImage(normalized, findContentBox(normalized));
+      const assessment = assessImage(rgb, info);
+      if (assessment.reason) throw new InputRefusedError(`${source.label}: ${assessment.reason}`);
+      return { label: source.label, rgb };
+    } catch (error) {
+      if (error instanceof ImageInputError) throw new InputRefusedError(`${source.label}: ${error.message}`);
+      throw error;
+    } finally {
+      watch.stop();
+    }
+  }
+
+  private async fromCollection(ref: CollectionRef, filepath: string, watch: Stopwatch) {
+    const row = (await this.images.findByPaths(ref, [filepath])).get(filepath);
+    if (!row) throw new InputRefusedError(missingMessage(filepath));
+    if (!row.searchable) throw new InputRefusedError(`${filepath}: ${row.unsearchable_reason ?? 'This image cannot be searched.'}`);
+    const data = await this.blobs.get(row.norm_blob_key);
+    if (data === null) throw new Error(`${filepath}: the stored image is missing from the blob store`);
+    watch.start();
+    const rgb = await decodeToRgb(data);
+    watch.stop();
+    return { label: filepath, rgb };
+  }
+}

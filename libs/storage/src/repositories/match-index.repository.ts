@@ -1,0 +1,75 @@
+import type { Db, Queryable } from '..';
+import type { CollectionRef } from './images.repository';
+
+export interface IndexChange {
+  seq: number;
+  image_pk: number;
+  op: 'add' | 'remove';
+}
+
+export interface IndexedImage {
+  image_pk: number;
+  filepath: string;
+  words: Buffer;
+}
+
+/** The persisted side of the matching index: visual words per image and the change log workers follow. */
+export class MatchIndexRepository {
+  constructor(private readonly db: Db) {}
+
+  async saveWords(imagePk: number, vocabulary: string, words: Uint32Array, q: Queryable): Promise<void> {
+    await q.query(
+      `INSERT INTO image_words (image_pk, vocabulary, words) VALUES ($1, $2, $3)
+       ON CONFLICT (image_pk) DO UPDATE SET vocabulary = EXCLUDED.vocabulary, words = EXCLUDED.words`,
+      [imagePk, vocabulary, Buffer.from(words.buffer, words.byteOffset, words.byteLength)],
+    );
+  }
+
+  /** The newest change of a collection; 0 when it never changed. */
+  async latestSeq(ref: CollectionRef): Promise<number> {
+    const { rows } = await this.db.query<{ seq: number | null }>(
+      'SELECT max(seq) AS seq FROM index_log WHERE account_id = $1 AND service = $2',
+      [ref.accountId, ref.service],
+    );
+    return rows[0].seq ?? 0;
+  }
+
+  async changesSince(ref: CollectionRef, seq: number): Promise<IndexChange[]> {
+    const { rows } = await this.db.query<IndexChange>(
+      'SELECT seq, image_pk, op FROM index_log WHERE account_id = $1 AND service = $2 AND seq > $3 ORDER BY seq',
+      [ref.accountId, ref.service, seq],
+    );
+    return rows;
+  }
+
+  /** Searchable images with their words: all of a collection, or the given ones. */
+  async indexedImages(ref: CollectionRef, vocabulary: string, imagePks?: readonly number[]): Promise<IndexedImage[]> {
+    const { rows } = await this.db.query<IndexedImage>(
+      `SELECT i.id AS image_pk, i.filepath, w.words
+         FROM images i JOIN image_words w ON w.image_pk = i.id
+        WHERE i.account_id = $1 AND i.service = $2 AND i.searchable AND w.vocabulary = $3
+          ${imagePks ? 'AND i.id = ANY($4::bigint[])' : ''}`,
+      imagePks ? [ref.accountId, ref.service, vocabulary, imagePks] : [ref.accountId, ref.service, vocabulary],
+    );
+    return rows;
+  }
+
+  async features(imagePks: readonly number[]): Promise<Map<number, Buffer>> {
+    if (imagePks.length === 0) return new Map();
+    const { rows } = await this.db.query<{ image_pk: number; features: Buffer }>(
+      'SELECT image_pk, features FROM image_features WHERE image_pk = ANY($1::bigint[])',
+      [imagePks],
+    );
+    return new Map(rows.map((r) => [r.image_pk, r.features]));
+  }
+
+  /** Images whose words are missing or from another vocabulary: what a reindex must quantise. */
+  async staleImages(ref: CollectionRef, vocabulary: string): Promise<number[]> {
+    const { rows } = await this.db.query<{ id: number }>(
+      `SELECT i.id FROM images i LEFT JOIN image_words w ON w.image_pk = i.id
+        WHERE i.account_id = $1 AND i.service = $2 AND i.searchable AND (w.image_pk IS NULL OR w.vocabulary <> $3)`,
+      [ref.accountId, ref.service, vocabulary],
+    );
+    return rows.map((r) => r.id);
+  }
+}
