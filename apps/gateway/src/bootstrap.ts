@@ -30,12 +30,24 @@ function logError(message: string, error?: unknown): void {
   console.error(JSON.stringify({ level: 'error', msg: message, error: error instanceof Error ? error.stack : String(error) }));
 }
 
+/**
+ * A newcomer's `npm start` should be usable with curl at once: in embedded mode, with no ACCOUNTS and an empty
+ * database, a `demo` account (user demo, password demo) is created and announced. Never with a real database,
+ * where a guessable default account would be a hole.
+ */
+async function seedDemoAccount(config: AppConfig, infra: Infrastructure): Promise<void> {
+  if (config.accounts || config.databaseUrl || (await infra.accounts.list()).length > 0) return;
+  await ensureAccountUser(infra.accounts, { account: 'demo', username: 'demo', password: 'demo' });
+  console.log('No accounts were configured: created account "demo" (user demo, password demo) for trying Loupe locally.');
+}
+
 /** Builds the whole gateway (adapters, services, HTTP) from a configuration and starts listening. */
 export async function startGateway(config: AppConfig, options: { host?: string } = {}): Promise<Gateway> {
   const infra = await openInfrastructure(config);
   let queues: QueueRuntime | undefined;
   try {
     for (const seed of parseAccountsSpec(config.accounts)) await ensureAccountUser(infra.accounts, seed);
+    await seedDemoAccount(config, infra);
     queues = await openQueues(config, infra);
     const downloads = { ...config.download, allowPrivate: config.allowPrivateUrls };
     const collection = new CollectionService(infra.images, queues.queue, new ImageInputs(infra.blobs, downloads));

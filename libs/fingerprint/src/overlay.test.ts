@@ -1,5 +1,3 @@
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { extractFeatures } from './features';
@@ -29,7 +27,6 @@ describe('overlay', () => {
     expect(meta.format).toBe('jpeg');
     expect(meta.width).toBe(2 * target.width);
     expect(meta.height).toBe(target.height);
-    writeFileSync(join(__dirname, '..', 'docs-overlay-example.jpg'), jpg);
   });
 
   it('shows the query aligned with the target on the right half', async () => {

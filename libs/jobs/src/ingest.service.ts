@@ -74,6 +74,9 @@ export class IngestService {
         await this.blobs.delete(item.staged_key);
       }
     }
+    // Sums of per-image times pick up float noise (0.1 + 0.2); envelopes show microseconds.
+    result.time_resize = Math.round(result.time_resize * 1e6) / 1e6;
+    result.time_add = Math.round(result.time_add * 1e6) / 1e6;
     return result;
   }
 

@@ -19,7 +19,8 @@ export class Stopwatch {
     return this.elapsed;
   }
 
+  /** Seconds, rounded to the microsecond so envelopes show short decimals. */
   get elapsed(): number {
-    return this.total / 1000;
+    return Math.round(this.total * 1000) / 1e6;
   }
 }
