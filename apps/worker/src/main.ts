@@ -1,4 +1,4 @@
-import { createProcessors } from '@loupe/jobs';
+import { createWorkerServices } from '@loupe/jobs';
 import { startBullWorkers } from '@loupe/queue';
 import { loadConfig, openInfrastructure } from '@loupe/runtime';
 
@@ -12,7 +12,8 @@ async function main(): Promise<void> {
     throw new Error('REDIS_URL is not set: a separate worker needs Redis. Without it, `npm start` runs the workers in the gateway process.');
   }
   const infra = await openInfrastructure(config);
-  const processors = createProcessors(infra);
+  const services = createWorkerServices(infra);
+  const processors = services.processors;
   const known = Object.keys(processors);
   const kinds = (process.env.WORKER_QUEUES ?? '').split(',').map((k) => k.trim()).filter(Boolean);
   const unknown = kinds.filter((k) => !known.includes(k));
@@ -33,6 +34,7 @@ async function main(): Promise<void> {
   const stop = async (signal: string) => {
     console.log(`${signal}: finishing current jobs and stopping`);
     await workers.close();
+    await services.close();
     await infra.close();
     process.exit(0);
   };

@@ -11,3 +11,4 @@ export { enhancedScore } from './enhanced-score';
 export { renderOverlay } from './overlay';
 export { rgbToGray } from './rgb';
 export { loadOpenCv } from './opencv';
+export { VerifyPool } from './pool/verify-pool';

@@ -1,4 +1,6 @@
+import { Features, MatchResult, VerifyOptions, VerifyPool } from '@loupe/fingerprint';
 import type { ProcessorMap } from '@loupe/queue';
+import { availableParallelism } from 'node:os';
 import { BlobStore, ColorRepository, Db, ImageRepository, MatchIndexRepository } from '@loupe/storage';
 import { ColorCollectionPayload, ColorImagesPayload, ColorMetadataPayload, ColorSearchPayload } from './color-contracts';
 import { ColorIngestHook } from './color-palettes';
@@ -22,15 +24,43 @@ export interface ProcessorDeps {
   db: Db;
 }
 
+export interface WorkerServices {
+  processors: ProcessorMap;
+  /** Stops the verification threads, if any were started. */
+  close(): Promise<void>;
+}
+
+/**
+ * Threads that verify a search's shortlist in parallel: one per core by default (VERIFY_THREADS overrides; 0 keeps
+ * verification in the calling thread). Started on the first search only, so write-only workers never pay for them.
+ */
+function verificationThreads(): { verifyAll: (q: Features, t: Buffer[], o: VerifyOptions) => Promise<Array<MatchResult | null>>; close(): Promise<void> } | null {
+  const size = process.env.VERIFY_THREADS !== undefined ? Number(process.env.VERIFY_THREADS) : Math.min(4, availableParallelism());
+  if (!Number.isInteger(size) || size <= 0) return null;
+  let pool: VerifyPool | null = null;
+  return {
+    verifyAll: (q, t, o) => (pool ??= new VerifyPool(size)).verifyAll(q, t, o),
+    close: async () => {
+      await pool?.close();
+      pool = null;
+    },
+  };
+}
+
 /** Every job kind and the service method that handles it: the one place to read what a worker does. */
-export function createProcessors(deps: ProcessorDeps): ProcessorMap {
+export function createWorkerServices(deps: ProcessorDeps): WorkerServices {
+  const threads = verificationThreads();
+  return { processors: createProcessors(deps, threads?.verifyAll), close: async () => threads?.close() };
+}
+
+export function createProcessors(deps: ProcessorDeps, verifyAll?: (q: Features, t: Buffer[], o: VerifyOptions) => Promise<Array<MatchResult | null>>): ProcessorMap {
   const searchIndex = new SearchIndexHook(deps.matchIndex);
   const colorRepository = new ColorRepository(deps.db);
   const colorPalette = new ColorIngestHook(colorRepository);
   const hooksFor = (service: string): IngestHook[] =>
     MATCHING_SERVICES.has(service) ? [searchIndex] : service === 'color' ? [colorPalette] : [];
   const ingest = new IngestService(deps.images, deps.blobs, hooksFor);
-  const matching = new MatchService(deps.images, deps.matchIndex, deps.blobs, new MatchIndexCache(deps.matchIndex));
+  const matching = new MatchService(deps.images, deps.matchIndex, deps.blobs, new MatchIndexCache(deps.matchIndex), verifyAll);
   const deletion = new DeleteService(deps.images, deps.blobs);
   const fingerprint = new FingerprintService(deps.images, deps.blobs);
   const color = new ColorService(colorRepository, deps.blobs);

@@ -1,4 +1,4 @@
-import { ALL_JOB_KINDS, createProcessors } from '@loupe/jobs';
+import { ALL_JOB_KINDS, createWorkerServices } from '@loupe/jobs';
 import { createBullQueue, createInProcessQueue, JobQueue, startBullWorkers, WorkerHandle } from '@loupe/queue';
 import type { AppConfig } from './config';
 import type { Infrastructure } from './infrastructure';
@@ -14,10 +14,18 @@ export interface QueueRuntime {
  * With Redis: a BullMQ queue; this process also runs workers only when RUN_WORKERS is set.
  */
 export async function openQueues(config: AppConfig, infra: Infrastructure): Promise<QueueRuntime> {
-  const processors = createProcessors(infra);
+  const services = createWorkerServices(infra);
+  const processors = services.processors;
   if (!config.redisUrl) {
     const queue = createInProcessQueue({ processors });
-    return { queue, workers: null, close: () => queue.close() };
+    return {
+      queue,
+      workers: null,
+      close: async () => {
+        await queue.close();
+        await services.close();
+      },
+    };
   }
   const queue = createBullQueue({ redisUrl: config.redisUrl, prefix: config.redisPrefix, kinds: [...ALL_JOB_KINDS] });
   const workers = config.runWorkers
@@ -29,6 +37,7 @@ export async function openQueues(config: AppConfig, infra: Infrastructure): Prom
     close: async () => {
       await workers?.close();
       await queue.close();
+      await services.close();
     },
   };
 }

@@ -1,4 +1,4 @@
-import { deserializeFeatures, enhancedScore, Features, MatchResult, renderOverlay, verifyMatch } from '@loupe/fingerprint';
+import { deserializeFeatures, enhancedScore, Features, MatchResult, renderOverlay, verifyMatch, VerifyOptions } from '@loupe/fingerprint';
 import { decodeToRgb, RgbImage } from '@loupe/imaging';
 import type { BlobStore, CollectionRef, ImageRepository, MatchIndexRepository } from '@loupe/storage';
 import type { CompareResult, ComparePayload, MatchItem, QuerySource, SearchPayload, SearchResult } from '../contracts';
@@ -52,6 +52,8 @@ export class MatchService {
     private readonly index: MatchIndexRepository,
     private readonly blobs: BlobStore,
     private readonly cache: MatchIndexCache,
+    /** Verifies a shortlist in parallel (worker threads); without it, one pair after another in this thread. */
+    private readonly verifyAll?: (query: Features, targets: Buffer[], options: VerifyOptions) => Promise<Array<MatchResult | null>>,
   ) {
     this.loader = new QueryLoader(images, blobs);
   }
@@ -66,13 +68,13 @@ export class MatchService {
       const collection = await this.cache.get(ref);
       const shortlist = this.shortlist(query.features, collection.index, collection.paths, payload);
       const stored = await this.index.features(shortlist);
+      const present = shortlist.filter((imagePk) => stored.has(imagePk));
+      const verdicts = await this.verify(query.features, present.map((imagePk) => stored.get(imagePk)!), { checkHorizontalFlip: options.check_horizontal_flip });
       const matches: Array<{ filepath: string; imagePk: number; match: MatchResult }> = [];
-      for (const imagePk of shortlist) {
-        const data = stored.get(imagePk);
-        if (!data) continue;
-        const match = await verifyMatch(query.features, deserializeFeatures(data), { checkHorizontalFlip: options.check_horizontal_flip });
+      present.forEach((imagePk, i) => {
+        const match = verdicts[i];
         if (match) matches.push({ filepath: collection.paths.get(imagePk)!, imagePk, match });
-      }
+      });
       matches.sort((a, b) => b.match.score - a.match.score || a.filepath.localeCompare(b.filepath));
       const kept = matches.filter((m) => m.match.score >= options.min_score);
       const page = options.limit > 0 ? kept.slice(options.offset, options.offset + options.limit) : kept.slice(options.offset);
@@ -124,6 +126,13 @@ export class MatchService {
       item.overlay = await storeOverlay(this.blobs, payload.account, payload.service, await renderOverlay(first.rgb, second.rgb, match));
     }
     return item;
+  }
+
+  private async verify(query: Features, targets: Buffer[], options: VerifyOptions): Promise<Array<MatchResult | null>> {
+    if (this.verifyAll) return this.verifyAll(query, targets, options);
+    const results: Array<MatchResult | null> = [];
+    for (const target of targets) results.push(await verifyMatch(query, deserializeFeatures(target), options));
+    return results;
   }
 
   /** The candidates to verify: best-voted first, filtered by name/path, mirrored words included for flip checks. */
