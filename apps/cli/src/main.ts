@@ -1,4 +1,7 @@
-import { JobKind, createProcessors, FingerprintPayload, FingerprintResult } from '@loupe/jobs';
+import { API_KEY_PATTERN, generateApiKey } from '@loupe/auth';
+import { JobKind, createProcessors, FingerprintPayload, FingerprintResult, parseManifest, PublicImportService, runImport } from '@loupe/jobs';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { ensureAccountUser, Infrastructure, loadConfig, openInfrastructure } from '@loupe/runtime';
 
 
@@ -11,6 +14,14 @@ const USAGE = `Usage: npm run cli -- <command>
   user remove <account> <user>              remove one user
   user list <account>                       users of an account
   reindex <account> <service> [filepath…]   recompute the fingerprints of a collection (or of the given paths)
+
+  key add <account> [public private]        add a public index API key pair to an account (random keys if not given)
+  key list [account]                        API keys (public halves) and their accounts
+  key remove <public>                       revoke an API key
+  block add <account> <searches> [days] [start]   add a search block (default 365 days from now; start YYYY-MM-DD)
+  block list <account>                      search blocks of an account
+  index import <manifest> [concurrency]     add the images of a manifest (JSON lines or CSV) to the public index;
+                                            resumable and idempotent: run it again to continue or to check
 
 The database and blob store are chosen by the same variables as the gateway (DATABASE_URL, S3_ENDPOINT, DATA_DIR).
 Stop an embedded gateway first: PGlite allows one process per data folder.`;
@@ -64,6 +75,64 @@ async function run(argv: string[], infra: Infrastructure): Promise<void> {
       const [accountName] = need(args, 1);
       const account = await requireAccount(infra, accountName);
       for (const user of await infra.accounts.listUsers(account.id)) console.log(user);
+      return;
+    }
+    case 'key add': {
+      const [accountName, given, secret] = need(args, 1);
+      const publicKey = given ?? generateApiKey();
+      const privateKey = secret ?? generateApiKey();
+      if (!API_KEY_PATTERN.test(publicKey) || !API_KEY_PATTERN.test(privateKey)) throw new Error('Keys may hold letters, digits, dot, dash and underscore (at most 128).');
+      const account = await infra.accounts.ensure(accountName);
+      await infra.publicApi.upsertKey(account.id, publicKey, privateKey);
+      console.log(`API key for "${accountName}":\n  public:  ${publicKey}\n  private: ${privateKey}`);
+      return;
+    }
+    case 'key list': {
+      const account = args[0] ? await requireAccount(infra, args[0]) : undefined;
+      const keys = await infra.publicApi.listKeys(account?.id);
+      if (keys.length === 0) console.log('No API keys.');
+      for (const k of keys) console.log(`${k.public_key}\t${k.account}\t${k.created_at.toISOString()}`);
+      return;
+    }
+    case 'key remove': {
+      const [publicKey] = need(args, 1);
+      if (!(await infra.publicApi.removeKey(publicKey))) throw new Error(`There is no API key "${publicKey}".`);
+      console.log(`API key "${publicKey}" revoked.`);
+      return;
+    }
+    case 'block add': {
+      const [accountName, searches, days = '365', start] = need(args, 2);
+      const account = await requireAccount(infra, accountName);
+      if (!/^\d+$/.test(searches) || !/^\d+$/.test(days) || Number(days) === 0) throw new UsageError('searches and days must be positive whole numbers.');
+      const startDate = start ? new Date(`${start}T00:00:00Z`) : new Date();
+      if (Number.isNaN(startDate.getTime())) throw new UsageError(`"${start}" is not a date (YYYY-MM-DD).`);
+      const block = await infra.publicApi.addBlock(account.id, Number(searches), startDate, new Date(startDate.getTime() + Number(days) * 86_400_000));
+      console.log(`Block of ${block.searches} searches for "${accountName}", ${block.start_date.toISOString()} to ${block.expire_date.toISOString()}.`);
+      return;
+    }
+    case 'block list': {
+      const [accountName] = need(args, 1);
+      const account = await requireAccount(infra, accountName);
+      for (const b of await infra.publicApi.listBlocks(account.id)) {
+        console.log(`${b.remaining}/${b.searches} left\t${b.start_date.toISOString()} to ${b.expire_date.toISOString()}`);
+      }
+      return;
+    }
+    case 'index import': {
+      const [manifest, concurrency = '2'] = need(args, 1);
+      const entries = parseManifest(await readFile(manifest, 'utf8'), path.dirname(path.resolve(manifest)));
+      const service = new PublicImportService(infra.publicIndex, infra.blobs);
+      let lastPrint = 0;
+      const result = await runImport(service, entries, {
+        concurrency: Number(concurrency) || 2,
+        onFailure: (entry, message) => console.error(`line ${entry.line}: ${message}`),
+        onProgress: (p) => {
+          if (Date.now() - lastPrint < 1000 && p.processed < p.total) return;
+          lastPrint = Date.now();
+          console.log(`${p.processed}/${p.total}  added ${p.counts.added}  backlinks ${p.counts.backlink}  skipped ${p.counts.skipped}  failed ${p.counts.failed}  (${p.rate.toFixed(1)} images/s)`);
+        },
+      });
+      console.log(`Done: ${result.counts.added} added, ${result.counts.backlink} backlink(s) to known images, ${result.counts.skipped} already imported, ${result.counts.failed} failed. The index holds ${await infra.publicIndex.imageCount()} images.`);
       return;
     }
     default:

@@ -1,15 +1,27 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { TerminusModule } from '@nestjs/terminus';
+import { Metrics } from '@loupe/runtime';
+import { HealthController, READINESS_PROBES } from './ops/health.controller';
+import { MetricsController } from './ops/metrics.controller';
+import type { ReadinessProbe } from './ops/readiness';
 import { CollectionController } from './http/collection.controller';
 import { CollectionDispatcher } from './http/collection-dispatcher';
+import { ApiModule } from './api/api.module';
+import type { ApiDispatcher } from './api/api.dispatcher';
 
 /** The HTTP surface. Adapters and services are built in bootstrap.ts and handed in, so tests and main share one wiring. */
 @Module({})
 export class AppModule {
-  static with(dispatcher: CollectionDispatcher): DynamicModule {
+  static with(dispatcher: CollectionDispatcher, ops: { probes: ReadinessProbe[]; metrics: Metrics; api?: ApiDispatcher }): DynamicModule {
     return {
       module: AppModule,
-      controllers: [CollectionController],
-      providers: [{ provide: CollectionDispatcher, useValue: dispatcher }],
+      imports: [TerminusModule.forRoot({ logger: false }), ...(ops.api ? [ApiModule.with(ops.api)] : [])],
+      controllers: [HealthController, MetricsController, CollectionController],
+      providers: [
+        { provide: CollectionDispatcher, useValue: dispatcher },
+        { provide: READINESS_PROBES, useValue: ops.probes },
+        { provide: Metrics, useValue: ops.metrics },
+      ],
     };
   }
 }

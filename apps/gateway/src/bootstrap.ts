@@ -1,11 +1,16 @@
 import 'reflect-metadata';
 import { parseAccountsSpec } from '@loupe/auth';
-import { AppConfig, ensureAccountUser, Infrastructure, openInfrastructure, openQueues, QueueRuntime } from '@loupe/runtime';
+import { ALL_JOB_KINDS } from '@loupe/jobs';
+import { pingRedis } from '@loupe/queue';
+import { AppConfig, createLogger, ensureAccountUser, Infrastructure, Metrics, openInfrastructure, openQueues, QueueRuntime } from '@loupe/runtime';
 import { ColorRepository } from '@loupe/storage';
 import { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { AddressInfo } from 'node:net';
 import { AppModule } from './app.module';
+import { createPublicApi, PublicApi } from './api/create-api';
+import { ADMIN_QUEUES_PATH, adminQueuesRouter } from './ops/admin-queues';
+import type { ReadinessProbe } from './ops/readiness';
 import { BasicAuthService } from './http/basic-auth.service';
 import { CollectionDispatcher } from './http/collection-dispatcher';
 import { CollectionService } from './services/collection.service';
@@ -15,6 +20,7 @@ import { matchOperations } from './services/match.service';
 import { MatchingService } from './services/matching.service';
 import { mobileOperations } from './services/mobile.service';
 import { QueryInputs } from './services/query-inputs';
+import { WineOperations } from './services/wine.service';
 import type { OperationTable, ServiceName } from './services/operation';
 
 export interface Gateway {
@@ -26,8 +32,14 @@ export interface Gateway {
   close(): Promise<void>;
 }
 
-function logError(message: string, error?: unknown): void {
-  console.error(JSON.stringify({ level: 'error', msg: message, error: error instanceof Error ? error.stack : String(error) }));
+/** What /health/ready checks: every outside thing a request may need. */
+function readinessProbes(config: AppConfig, infra: Infrastructure): ReadinessProbe[] {
+  const probes: ReadinessProbe[] = [
+    { name: 'database', check: async () => void (await infra.db.query('SELECT 1')) },
+    { name: 'blobs', check: () => infra.blobs.ping() },
+  ];
+  if (config.redisUrl) probes.push({ name: 'redis', check: () => pingRedis(config.redisUrl!) });
+  return probes;
 }
 
 /**
@@ -43,34 +55,50 @@ async function seedDemoAccount(config: AppConfig, infra: Infrastructure): Promis
 
 /** Builds the whole gateway (adapters, services, HTTP) from a configuration and starts listening. */
 export async function startGateway(config: AppConfig, options: { host?: string } = {}): Promise<Gateway> {
+  const log = createLogger('gateway');
   const infra = await openInfrastructure(config);
   let queues: QueueRuntime | undefined;
+  let closeAdmin: (() => Promise<void>) | undefined;
+  let publicApi: PublicApi | undefined;
   try {
     for (const seed of parseAccountsSpec(config.accounts)) await ensureAccountUser(infra.accounts, seed);
     await seedDemoAccount(config, infra);
-    queues = await openQueues(config, infra);
+    const metrics = new Metrics({
+      queueCounts: () => queues!.queue.stats(),
+      indexSizes: () => infra.images.countsByService(),
+    });
+    queues = await openQueues(config, infra, { metrics, log });
     const downloads = { ...config.download, allowPrivate: config.allowPrivateUrls };
     const collection = new CollectionService(infra.images, queues.queue, new ImageInputs(infra.blobs, downloads));
     const matching = new MatchingService(queues.queue, new QueryInputs(infra.blobs, downloads));
-    const notYet: OperationTable = {};
     const services: Record<ServiceName, OperationTable> = {
       mobile: mobileOperations(collection, matching),
       match: matchOperations(collection, matching),
       color: new ColorOperations(collection, queues.queue, new ImageInputs(infra.blobs, downloads), infra.images, new ColorRepository(infra.db)).table(),
-      wine: notYet,
+      wine: new WineOperations(collection, queues.queue, new ImageInputs(infra.blobs, downloads), new QueryInputs(infra.blobs, downloads)).table(),
     };
     const dispatcher = new CollectionDispatcher(
       new BasicAuthService(infra.accounts),
       infra.blobs,
       services,
       { maxBodyBytes: config.maxBodyBytes, maxFileBytes: config.maxFileBytes },
-      logError,
+      { log, metrics },
     );
-    const app = await NestFactory.create(AppModule.with(dispatcher), { bodyParser: false, logger: ['error', 'warn'] });
+    publicApi = await createPublicApi(config, infra, queues.queue, (message, error) => log.error({ err: error }, message));
+    const app = await NestFactory.create(AppModule.with(dispatcher, { probes: readinessProbes(config, infra), metrics, api: publicApi.dispatcher }), {
+      bodyParser: false,
+      logger: ['error', 'warn'],
+    });
     app.enableShutdownHooks();
+    if (config.redisUrl && config.adminPassword) {
+      const admin = adminQueuesRouter({ redisUrl: config.redisUrl, prefix: config.redisPrefix, kinds: ALL_JOB_KINDS, user: config.adminUser, password: config.adminPassword });
+      app.use(ADMIN_QUEUES_PATH, admin.guard, admin.router);
+      closeAdmin = admin.close;
+    }
     await app.listen(config.port, options.host ?? '0.0.0.0');
     const address = app.getHttpServer().address() as AddressInfo;
     const openQueuesRuntime = queues;
+    const openPublicApi = publicApi;
     return {
       app,
       infra,
@@ -78,11 +106,15 @@ export async function startGateway(config: AppConfig, options: { host?: string }
       url: `http://127.0.0.1:${address.port}`,
       close: async () => {
         await app.close();
+        await closeAdmin?.();
+        await openPublicApi.close();
         await openQueuesRuntime.close();
         await infra.close();
       },
     };
   } catch (error) {
+    await closeAdmin?.();
+    await publicApi?.close();
     await queues?.close();
     await infra.close();
     throw error;

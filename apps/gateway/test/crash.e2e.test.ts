@@ -94,6 +94,7 @@ describe.skipIf(!real.enabled)('a worker crash during an add (real: BullMQ worke
         S3_BUCKET: sys.config.s3.bucket,
         DATA_DIR: sys.config.dataDir,
         WORKER_STALLED_INTERVAL_MS: '1000',
+        METRICS_PORT: '0',
       };
       const first = startApp('worker', workerEnv);
       await waitFor('the worker to start', () => first.output().includes('worker ready'), 60_000);

@@ -1,4 +1,4 @@
-import { oklabDistance, rgbToOklab, type Oklab } from './oklab';
+import { DELTA_E_SCALE, oklabDistance, rgbToOklab, type Oklab } from './oklab';
 import { optimalTransport } from './transport';
 import type { Rgb, WeightedColor } from './types';
 
@@ -117,11 +117,45 @@ export interface RankedPalette {
   score: number;
 }
 
+/** (100 / SIMILARITY_DELTA_E)²: turns a squared OKLab distance straight into the exponent of colorSimilarity. */
+const SIM_SCALE = (DELTA_E_SCALE / SIMILARITY_DELTA_E) ** 2;
+
+/**
+ * The upper bound of scoreBounds without building the similarity matrix: one pass over query × palette colors
+ * with no allocation, because it runs for every palette of a collection on every search.
+ */
+function upperBound(query: PreparedQuery, palette: PreparedPalette, bestPerQuery: Float64Array): number {
+  const m = query.labs.length;
+  const n = palette.labs.length;
+  if (!query.valid) return 0;
+  if (n === 0 || m === 0) return scorePrepared(query, palette, similarities(query, palette));
+  bestPerQuery.fill(0, 0, m);
+  let byDemand = query.wildcard;
+  for (let j = 0; j < n; j++) {
+    const t = palette.labs[j];
+    let best = 0;
+    for (let i = 0; i < m; i++) {
+      const q = query.labs[i];
+      const dL = q[0] - t[0];
+      const da = q[1] - t[1];
+      const db = q[2] - t[2];
+      const sim = Math.exp(-(dL * dL + da * da + db * db) * SIM_SCALE);
+      if (sim > best) best = sim;
+      if (sim > bestPerQuery[i]) bestPerQuery[i] = sim;
+    }
+    byDemand += palette.shares[j] * best;
+  }
+  let bySupply = query.wildcard;
+  for (let i = 0; i < m; i++) bySupply += query.shares[i] * bestPerQuery[i];
+  return Math.min(100, 100 * Math.min(bySupply, byDemand) + 1e-9);
+}
+
 /**
  * Scores many palettes against one query and returns the `take` best (exact scores, best first; ties by index) and
- * how many reach `minScore`. Bounds decide most palettes without solving their transport: a palette whose upper
- * bound is under the minimum or under the current take-th best is never solved exactly; one whose lower bound
- * reaches the minimum is counted without solving. `take` 0 means all.
+ * how many reach `minScore`. An allocation-free upper bound is computed for every palette; the transport is solved
+ * only for palettes that can still enter the best `take` (visited by decreasing bound, stopping when the bound falls
+ * under the take-th exact score) and, when minScore > 0, for those the bounds cannot place on either side of it.
+ * `take` 0 means all.
  */
 export function rankPalettes(
   query: PreparedQuery,
@@ -130,35 +164,45 @@ export function rankPalettes(
 ): { hits: RankedPalette[]; matched: number } {
   const minScore = options.minScore;
   const take = options.take > 0 ? options.take : Number.POSITIVE_INFINITY;
-  const bounded = palettes.map((palette, index) => {
-    const sim = similarities(query, palette);
-    return { index, sim, ...scoreBounds(query, palette, sim) };
-  });
-  let matched = 0;
+  const scratch = new Float64Array(Math.max(1, query.labs.length));
+  const uppers = new Float64Array(palettes.length);
+  for (let k = 0; k < palettes.length; k++) uppers[k] = upperBound(query, palettes[k], scratch);
   const exact = new Map<number, number>();
-  for (const b of bounded) {
-    if (b.upper < minScore) continue;
-    if (b.lower >= minScore) {
+  const exactScore = (k: number): number => {
+    let score = exact.get(k);
+    if (score === undefined) {
+      score = scorePrepared(query, palettes[k]);
+      exact.set(k, score);
+    }
+    return score;
+  };
+
+  let matched = 0;
+  for (let k = 0; k < palettes.length; k++) {
+    if (uppers[k] < minScore) continue;
+    // Every score is ≥ 0, so with no minimum each palette counts without any further work.
+    if (minScore <= 0) {
       matched++;
       continue;
     }
-    const score = scorePrepared(query, palettes[b.index], b.sim);
-    exact.set(b.index, score);
-    if (score >= minScore) matched++;
+    const palette = palettes[k];
+    const { lower } = scoreBounds(query, palette, similarities(query, palette));
+    if (lower >= minScore || exactScore(k) >= minScore) matched++;
   }
-  const candidates = bounded.filter((b) => b.upper >= minScore).sort((a, b) => b.upper - a.upper || a.index - b.index);
+
+  const order: number[] = [];
+  for (let k = 0; k < palettes.length; k++) if (uppers[k] >= minScore) order.push(k);
+  order.sort((a, b) => uppers[b] - uppers[a] || a - b);
   if (take === Number.POSITIVE_INFINITY) {
-    const all = candidates
-      .map((b) => ({ index: b.index, score: exact.get(b.index) ?? scorePrepared(query, palettes[b.index], b.sim) }))
-      .filter((h) => h.score >= minScore);
+    const all = order.map((k) => ({ index: k, score: exactScore(k) })).filter((h) => h.score >= minScore);
     return { hits: all.sort((a, b) => b.score - a.score || a.index - b.index), matched };
   }
   const hits: RankedPalette[] = [];
-  for (const b of candidates) {
-    if (hits.length >= take && b.upper < hits[hits.length - 1].score) break;
-    const score = exact.get(b.index) ?? scorePrepared(query, palettes[b.index], b.sim);
+  for (const k of order) {
+    if (hits.length >= take && uppers[k] < hits[hits.length - 1].score) break;
+    const score = exactScore(k);
     if (score < minScore) continue;
-    insertSorted(hits, { index: b.index, score });
+    insertSorted(hits, { index: k, score });
     if (hits.length > take) hits.pop();
   }
   return { hits, matched };

@@ -13,6 +13,11 @@ export const JobKind = {
   ColorImages: 'color_images',
   ColorCollection: 'color_collection',
   ColorMetadata: 'color_metadata',
+  /** Wine service (payloads in wine/contracts.ts): label search, and label metadata or text of given images; reads. */
+  WineSearch: 'wine_search',
+  WineExtract: 'wine_extract',
+  /** Public index API (payloads in public-index/contracts.ts): a signed search of the shared index; a read. */
+  PublicSearch: 'public_search',
 } as const;
 export type JobKind = (typeof JobKind)[keyof typeof JobKind];
 

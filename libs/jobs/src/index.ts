@@ -10,3 +10,5 @@ export * from './color-contracts';
 export * from './color-metadata';
 export { COLOR_PREFERRED_SIDE } from './color-palettes';
 export { COLOR_SCOPE_DEFAULT_MIN_SCORE } from './color.service';
+export * from './wine';
+export * from './public-index';

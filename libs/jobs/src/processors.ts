@@ -1,7 +1,7 @@
 import { Features, MatchResult, VerifyOptions, VerifyPool } from '@loupe/fingerprint';
 import type { ProcessorMap } from '@loupe/queue';
 import { availableParallelism } from 'node:os';
-import { BlobStore, ColorRepository, Db, ImageRepository, MatchIndexRepository } from '@loupe/storage';
+import { BlobStore, ColorRepository, Db, ImageRepository, MatchIndexRepository, PublicIndexRepository, WineLabelRepository } from '@loupe/storage';
 import { ColorCollectionPayload, ColorImagesPayload, ColorMetadataPayload, ColorSearchPayload } from './color-contracts';
 import { ColorIngestHook } from './color-palettes';
 import { ColorService } from './color.service';
@@ -12,6 +12,9 @@ import { IngestHook, IngestService } from './ingest.service';
 import { MatchIndexCache } from './match/index-cache';
 import { MatchService } from './match/match.service';
 import { SearchIndexHook } from './match/search-index.hook';
+import { matchVocabulary } from './match/vocabulary';
+import { PublicIndexShards, PublicSearchPayload, PublicSearchService } from './public-index';
+import { WineExtractPayload, WineExtractService, WineIngestService, WineLabelHook, WineLabelReader, WineSearchPayload, WineSearchService } from './wine';
 
 /** Collections searched by image matching: their adds also write visual words to the search index. */
 export const MATCHING_SERVICES: ReadonlySet<string> = new Set(['mobile', 'match', 'wine']);
@@ -26,7 +29,7 @@ export interface ProcessorDeps {
 
 export interface WorkerServices {
   processors: ProcessorMap;
-  /** Stops the verification threads, if any were started. */
+  /** Stops the verification threads and the OCR workers, if any were started. */
   close(): Promise<void>;
 }
 
@@ -50,22 +53,40 @@ function verificationThreads(): { verifyAll: (q: Features, t: Buffer[], o: Verif
 /** Every job kind and the service method that handles it: the one place to read what a worker does. */
 export function createWorkerServices(deps: ProcessorDeps): WorkerServices {
   const threads = verificationThreads();
-  return { processors: createProcessors(deps, threads?.verifyAll), close: async () => threads?.close() };
+  // The wine service's OCR pool (one tesseract worker per core), started by the first label read.
+  const labelReader = new WineLabelReader();
+  return {
+    processors: createProcessors(deps, threads?.verifyAll, labelReader),
+    close: async () => {
+      await Promise.all([threads?.close(), labelReader.close()]);
+    },
+  };
 }
 
-export function createProcessors(deps: ProcessorDeps, verifyAll?: (q: Features, t: Buffer[], o: VerifyOptions) => Promise<Array<MatchResult | null>>): ProcessorMap {
+export function createProcessors(
+  deps: ProcessorDeps,
+  verifyAll?: (q: Features, t: Buffer[], o: VerifyOptions) => Promise<Array<MatchResult | null>>,
+  labelReader: WineLabelReader = new WineLabelReader(),
+): ProcessorMap {
   const searchIndex = new SearchIndexHook(deps.matchIndex);
   const colorRepository = new ColorRepository(deps.db);
   const colorPalette = new ColorIngestHook(colorRepository);
+  const wineLabels = new WineLabelRepository(deps.db);
+  const wineLabel = new WineLabelHook(labelReader, wineLabels);
   const hooksFor = (service: string): IngestHook[] =>
-    MATCHING_SERVICES.has(service) ? [searchIndex] : service === 'color' ? [colorPalette] : [];
+    service === 'wine' ? [searchIndex, wineLabel] : MATCHING_SERVICES.has(service) ? [searchIndex] : service === 'color' ? [colorPalette] : [];
   const ingest = new IngestService(deps.images, deps.blobs, hooksFor);
   const matching = new MatchService(deps.images, deps.matchIndex, deps.blobs, new MatchIndexCache(deps.matchIndex), verifyAll);
   const deletion = new DeleteService(deps.images, deps.blobs);
   const fingerprint = new FingerprintService(deps.images, deps.blobs);
   const color = new ColorService(colorRepository, deps.blobs);
+  const wineIngest = new WineIngestService(ingest, wineLabel);
+  const wineSearch = new WineSearchService(matching, labelReader, wineLabels, deps.blobs);
+  const wineExtract = new WineExtractService(labelReader, deps.blobs);
+  const publicIndex = new PublicIndexRepository(deps.db);
+  const publicSearch = new PublicSearchService(publicIndex, deps.blobs, new PublicIndexShards(publicIndex, matchVocabulary().id), verifyAll);
   return {
-    [JobKind.Ingest]: (payload: IngestPayload) => ingest.ingest(payload),
+    [JobKind.Ingest]: (payload: IngestPayload) => (payload.service === 'wine' ? wineIngest.add(payload) : ingest.ingest(payload)),
     [JobKind.Delete]: (payload: DeletePayload) => deletion.delete(payload),
     [JobKind.Fingerprint]: (payload: FingerprintPayload) => fingerprint.refingerprint(payload),
     [JobKind.Search]: (payload: SearchPayload) => matching.search(payload),
@@ -74,5 +95,8 @@ export function createProcessors(deps: ProcessorDeps, verifyAll?: (q: Features, 
     [JobKind.ColorImages]: (payload: ColorImagesPayload) => color.images(payload),
     [JobKind.ColorCollection]: (payload: ColorCollectionPayload) => color.collection(payload),
     [JobKind.ColorMetadata]: (payload: ColorMetadataPayload) => color.updateMetadata(payload),
+    [JobKind.WineSearch]: (payload: WineSearchPayload) => wineSearch.search(payload),
+    [JobKind.WineExtract]: (payload: WineExtractPayload) => wineExtract.extract(payload),
+    [JobKind.PublicSearch]: (payload: PublicSearchPayload) => publicSearch.search(payload),
   };
 }

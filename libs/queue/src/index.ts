@@ -8,3 +8,4 @@ export type { FifoSemaphore } from './fifo-semaphore';
 export { createInProcessQueue } from './in-process-queue';
 export { DEFAULT_POLICY } from './policy';
 export type { ConcurrencyClass, QueuePolicy } from './policy';
+export { openDashboardQueues, pingRedis } from './bull/dashboard';

@@ -15,7 +15,16 @@ export interface AppConfig {
   download: { timeoutMs: number; maxBytes: number; maxRedirects: number };
   /** In embedded mode (no REDIS_URL) workers always run in the gateway process; with Redis only when asked. */
   runWorkers: boolean;
+  /** Credentials of the queue dashboard at /admin/queues; without a password it is not served. */
+  adminUser: string;
+  adminPassword?: string;
   logRequests: boolean;
+  /** Public index API: `public:private:searches[,…]` keys ensured at start (README "Public index API"). */
+  apiKeys?: string;
+  /** Public index API: searches per minute per API key. */
+  apiRateLimitPerMinute: number;
+  /** Trust X-Forwarded-Proto/Host/Prefix from a reverse proxy when rebuilding the URL a client signed. */
+  trustProxy: boolean;
 }
 
 function intFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -60,7 +69,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       maxBytes: intFromEnv(env, 'DOWNLOAD_MAX_MB', 25) * MB,
       maxRedirects: intFromEnv(env, 'DOWNLOAD_MAX_REDIRECTS', 5),
     },
+    adminUser: env.ADMIN_USER || 'admin',
+    adminPassword: env.ADMIN_PASSWORD || undefined,
     runWorkers: redisUrl === undefined ? true : boolFromEnv(env, 'RUN_WORKERS', false),
     logRequests: boolFromEnv(env, 'LOG_REQUESTS', env.NODE_ENV !== 'test'),
+    apiKeys: env.API_KEYS || undefined,
+    // Specification 8: 30 searches per minute by default.
+    apiRateLimitPerMinute: intFromEnv(env, 'API_RATE_LIMIT_PER_MINUTE', 30),
+    trustProxy: boolFromEnv(env, 'TRUST_PROXY', false),
   };
 }

@@ -2,3 +2,6 @@ export * from './config';
 export * from './infrastructure';
 export * from './queues';
 export * from './accounts';
+export * from './logging';
+export * from './metrics';
+export * from './observability';

@@ -1,4 +1,7 @@
-import { AccountRepository, BlobStore, Db, ImageRepository, MatchIndexRepository, migrate, MIGRATIONS, openBlobStore, openDatabase } from '@loupe/storage';
+import {
+  AccountRepository, BlobStore, Db, ImageRepository, MatchIndexRepository, migrate, MIGRATIONS, openBlobStore, openDatabase, PublicApiRepository,
+  PublicIndexRepository,
+} from '@loupe/storage';
 import path from 'node:path';
 import type { AppConfig } from './config';
 
@@ -9,6 +12,9 @@ export interface Infrastructure {
   accounts: AccountRepository;
   images: ImageRepository;
   matchIndex: MatchIndexRepository;
+  /** Public index API: keys, search blocks, nonces and rate buckets; and the shared image index. */
+  publicApi: PublicApiRepository;
+  publicIndex: PublicIndexRepository;
   close(): Promise<void>;
 }
 
@@ -26,6 +32,8 @@ export async function openInfrastructure(config: AppConfig): Promise<Infrastruct
       accounts: new AccountRepository(db),
       images: new ImageRepository(db),
       matchIndex: new MatchIndexRepository(db),
+      publicApi: new PublicApiRepository(db),
+      publicIndex: new PublicIndexRepository(db),
       close: () => db.close(),
     };
   } catch (error) {

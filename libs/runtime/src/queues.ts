@@ -1,7 +1,10 @@
 import { ALL_JOB_KINDS, createWorkerServices } from '@loupe/jobs';
 import { createBullQueue, createInProcessQueue, JobQueue, startBullWorkers, WorkerHandle } from '@loupe/queue';
+import type { Logger } from 'pino';
 import type { AppConfig } from './config';
 import type { Infrastructure } from './infrastructure';
+import type { Metrics } from './metrics';
+import { instrumentProcessors, withRequestIds } from './observability';
 
 export interface QueueRuntime {
   queue: JobQueue;
@@ -13,11 +16,11 @@ export interface QueueRuntime {
  * Embedded mode (no REDIS_URL): an in-process queue that runs the processors here with the same concurrency rules.
  * With Redis: a BullMQ queue; this process also runs workers only when RUN_WORKERS is set.
  */
-export async function openQueues(config: AppConfig, infra: Infrastructure): Promise<QueueRuntime> {
+export async function openQueues(config: AppConfig, infra: Infrastructure, observe: { metrics: Metrics; log: Logger }): Promise<QueueRuntime> {
   const services = createWorkerServices(infra);
-  const processors = services.processors;
+  const processors = instrumentProcessors(services.processors, observe.metrics, observe.log);
   if (!config.redisUrl) {
-    const queue = createInProcessQueue({ processors });
+    const queue = withRequestIds(createInProcessQueue({ processors }));
     return {
       queue,
       workers: null,
@@ -27,7 +30,7 @@ export async function openQueues(config: AppConfig, infra: Infrastructure): Prom
       },
     };
   }
-  const queue = createBullQueue({ redisUrl: config.redisUrl, prefix: config.redisPrefix, kinds: [...ALL_JOB_KINDS] });
+  const queue = withRequestIds(createBullQueue({ redisUrl: config.redisUrl, prefix: config.redisPrefix, kinds: [...ALL_JOB_KINDS] }));
   const workers = config.runWorkers
     ? await startBullWorkers({ redisUrl: config.redisUrl, prefix: config.redisPrefix, processors, kinds: Object.keys(processors) })
     : null;

@@ -49,6 +49,7 @@ export async function openPglite(dataDir?: string): Promise<Db> {
     }
   };
 
+  let closing: Promise<void> | undefined;
   return {
     kind: 'pglite',
     async query<T>(sql: string, params?: unknown[]): Promise<QueryResult<T>> {
@@ -59,13 +60,17 @@ export async function openPglite(dataDir?: string): Promise<Db> {
       assertNotInTransaction('db.transaction');
       return mutex.run(() => insideTransaction.run(true, () => runInTransaction(connection, fn)));
     },
-    async close() {
-      await mutex.idle();
-      try {
-        await pg.close();
-      } finally {
-        await lock?.release();
-      }
+    // Closing twice (a failed start-up path, then the owner's shutdown) must not throw: the second call waits for the first.
+    close() {
+      closing ??= (async () => {
+        await mutex.idle();
+        try {
+          await pg.close();
+        } finally {
+          await lock?.release();
+        }
+      })();
+      return closing;
     },
   };
 }

@@ -43,6 +43,7 @@ export async function openPostgres(url: string, poolSize = DEFAULT_POOL_SIZE): P
   // Fail at startup, not on the first request, when the server is unreachable or the credentials are wrong.
   await pool.query('SELECT 1');
 
+  let closing: Promise<void> | undefined;
   return {
     kind: 'postgres',
     async query<T>(sql: string, params?: unknown[]): Promise<QueryResult<T>> {
@@ -63,7 +64,8 @@ export async function openPostgres(url: string, poolSize = DEFAULT_POOL_SIZE): P
         throw error;
       }
     },
-    close: () => pool.end(),
+    // Idempotent, like the PGlite adapter: pg's Pool throws when ended twice.
+    close: () => (closing ??= pool.end()),
   };
 }
 

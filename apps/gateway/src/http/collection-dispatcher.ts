@@ -3,7 +3,10 @@ import {
 } from '@loupe/envelope';
 import { INPUT_REFUSED, overlayKey } from '@loupe/jobs';
 import { JobFailedError, JobTimeoutError } from '@loupe/queue';
+import { Metrics, requestContext } from '@loupe/runtime';
 import type { BlobStore } from '@loupe/storage';
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
 import type { IncomingMessage } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { OperationOutcome, OperationTable, ServiceName } from '../services/operation';
@@ -14,7 +17,12 @@ export interface HttpAnswer {
   status: number;
   headers: Record<string, string>;
   body: string;
+  /** ok, warn or fail, for metrics and logs. */
+  envelopeStatus?: string;
 }
+
+/** Client-supplied request ids are kept only when short and plain, so logs cannot be forged or flooded through them. */
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,100}$/;
 
 /** Maximum `timeout` a caller may ask for: a day, longer than any job should ever wait. */
 const MAX_TIMEOUT_SECONDS = 86_400;
@@ -39,14 +47,29 @@ export class CollectionDispatcher {
     private readonly blobs: BlobStore,
     private readonly services: Readonly<Record<ServiceName, OperationTable>>,
     private readonly limits: BodyLimits,
-    private readonly log: (message: string, error?: unknown) => void = () => undefined,
+    private readonly observe: { log: Logger; metrics: Metrics },
   ) {}
 
   overlay(req: IncomingMessage, service: string, accountName: string, file: string) {
     return serveOverlay(this.auth, this.blobs, req, service, accountName, file);
   }
 
+  /** Runs a call under its request id (the client's X-Request-Id when sane, else a new one), logged and measured. */
   async handle(req: IncomingMessage, service: string, accountName: string, operation: string): Promise<HttpAnswer> {
+    const header = req.headers['x-request-id'];
+    const requestId = typeof header === 'string' && REQUEST_ID.test(header) ? header : randomUUID();
+    const started = performance.now();
+    const answer = await requestContext.run({ requestId }, () => this.dispatch(req, service, accountName, operation));
+    const seconds = (performance.now() - started) / 1000;
+    const known = Object.prototype.hasOwnProperty.call(this.services, service) && answer.status !== 404;
+    // Unknown services and operations share one label, so that probing random paths cannot create metric series.
+    const outcome = answer.status === 200 ? answer.envelopeStatus ?? 'ok' : String(answer.status);
+    this.observe.metrics.observe(known ? service : 'unknown', known ? operation : 'unknown', outcome, seconds);
+    this.observe.log.info({ requestId, service, account: accountName, operation, status: answer.status, outcome, ms: Math.round(seconds * 1000) }, 'request');
+    return { ...answer, headers: { ...answer.headers, 'x-request-id': requestId } };
+  }
+
+  private async dispatch(req: IncomingMessage, service: string, accountName: string, operation: string): Promise<HttpAnswer> {
     const started = performance.now();
     let format = earlyFormat(req.url);
     let callback: string | undefined;
@@ -54,7 +77,7 @@ export class CollectionDispatcher {
     const answer = (status: number, envelope: Envelope, headers: Record<string, string> = {}): HttpAnswer => {
       envelope.stats = { ...envelope.stats, time_total: seconds(performance.now() - started) };
       const rendered = renderEnvelope(envelope, format, { callback });
-      return { status, headers: { 'content-type': rendered.contentType, ...headers }, body: rendered.body };
+      return { status, headers: { 'content-type': rendered.contentType, ...headers }, body: rendered.body, envelopeStatus: envelope.status };
     };
     const failure = (message: string) => ({ method: operation, status: 'fail' as const, error: [message], result: [], stats: {} });
 
@@ -86,7 +109,7 @@ export class CollectionDispatcher {
       }
       if (error instanceof NotFoundError) return answer(404, failure(error.message));
       if (error instanceof PayloadTooLargeError) return answer(413, failure(error.message));
-      this.log(`${service}/${operation} failed`, error);
+      this.observe.log.error({ service, operation, err: error instanceof Error ? error.stack : String(error) }, 'request failed');
       const detail = error instanceof JobFailedError ? error.message : 'An internal error occurred; it has been logged.';
       return answer(500, failure(`Internal error: ${detail}`));
     }

@@ -2,6 +2,8 @@ import type { Migration } from '..';
 import { collections } from './001-collections';
 import { matchIndex } from './002-match-index';
 import { color } from './003-color';
+import { wine } from './004-wine';
+import { publicIndex } from './005-public-index';
 
 /** Every schema change, in order. Append; never edit one that has shipped. */
-export const MIGRATIONS: readonly Migration[] = [collections, matchIndex, color];
+export const MIGRATIONS: readonly Migration[] = [collections, matchIndex, color, wine, publicIndex];

@@ -110,6 +110,12 @@ export class ImageRepository {
     );
   }
 
+  /** Images per service across all accounts, for the index-size metric. */
+  async countsByService(): Promise<Array<{ service: string; images: number }>> {
+    const { rows } = await this.db.query<{ service: string; images: number }>('SELECT service, count(*)::int AS images FROM images GROUP BY service ORDER BY service');
+    return rows;
+  }
+
   async features(imagePk: number): Promise<Buffer | null> {
     const { rows } = await this.db.query<{ features: Buffer | Uint8Array }>('SELECT features FROM image_features WHERE image_pk = $1', [imagePk]);
     return rows[0] ? Buffer.from(rows[0].features) : null;

@@ -1,0 +1,72 @@
+import { ParamError, Params, PayloadTooLargeError } from '@loupe/envelope';
+import { PublicSearchError } from '@loupe/jobs';
+import { JobFailedError } from '@loupe/queue';
+import type { IncomingMessage } from 'node:http';
+import type { BodyLimits } from '../http/read-params';
+import type { HttpAnswer } from '../http/collection-dispatcher';
+import { ApiAuthService } from './api-auth.service';
+import { apiEnvelope, ApiError, renderApiEnvelope } from './api-envelope';
+import { ApiCall, PublicApiService } from './public-api.service';
+import { readApiRequest } from './read-api-request';
+
+type ApiOperation = (call: ApiCall) => Promise<{ results: unknown; messages: string[] }>;
+
+/** Processor refusals and the specification's error names (section 7). */
+const REFUSAL_NAMES: Readonly<Record<string, string>> = {
+  [PublicSearchError.BadImage]: 'BAD_REQUEST',
+  [PublicSearchError.NoSignature]: 'NO_SIGNATURE_ERROR',
+};
+
+/**
+ * One public index API call, from HTTP request to the envelope of specification 2.9: read the request, check the
+ * signature, run the operation, and answer every failure with its code and the two messages (name, description).
+ */
+export class ApiDispatcher {
+  private readonly operations: Readonly<Record<string, ApiOperation>>;
+
+  constructor(
+    private readonly auth: ApiAuthService,
+    readonly service: PublicApiService,
+    private readonly limits: BodyLimits,
+    private readonly log: (message: string, error?: unknown) => void = () => undefined,
+  ) {
+    this.operations = {
+      search: (call) => service.search(call),
+      image_count: async (call) => ({ results: await service.imageCount(call), messages: [] }),
+      remaining_searches: (call) => service.remainingSearches(call),
+    };
+  }
+
+  async handle(req: IncomingMessage, operation: string): Promise<HttpAnswer> {
+    const startedAt = Date.now();
+    let pretty = /[?&]pretty=(true|1)(&|$)/i.test(req.url ?? '');
+    const answer = (code: number, messages: string[], results: unknown, headers: Record<string, string> = {}): HttpAnswer => ({
+      status: code,
+      headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
+      body: renderApiEnvelope(apiEnvelope(code, messages, results, startedAt, Date.now() - startedAt), pretty),
+    });
+    try {
+      const run = Object.prototype.hasOwnProperty.call(this.operations, operation) ? this.operations[operation] : undefined;
+      if (!run) throw new ApiError(404, 'NOT_FOUND', `There is no operation "${operation}"; the operations are search, image_count and remaining_searches.`);
+      const data = await readApiRequest(req, this.limits);
+      const params = new Params(data.pairs, data.files);
+      pretty = params.bool('pretty', pretty);
+      const key = await this.auth.authenticate(req, data);
+      const outcome = await run({ key, params });
+      return answer(200, outcome.messages, outcome.results);
+    } catch (error) {
+      if (error instanceof ApiError) return answer(error.code, [error.errorName, error.description], [], error.headers);
+      if (error instanceof ParamError) return answer(400, ['BAD_REQUEST', error.message], []);
+      if (error instanceof JobFailedError && error.code && REFUSAL_NAMES[error.code]) return answer(400, [REFUSAL_NAMES[error.code], error.message], []);
+      if (error instanceof PayloadTooLargeError) return answer(413, ['REQUEST_TOO_LARGE', error.message], []);
+      this.log(`api/${operation} failed`, error);
+      return answer(500, ['INTERNAL_ERROR', 'An internal error occurred; it has been logged.'], []);
+    }
+  }
+
+  async overlay(publicKey: string, file: string): Promise<{ status: number; headers: Record<string, string>; body: Buffer | string }> {
+    const jpeg = await this.service.overlay(publicKey, file);
+    if (!jpeg) return { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'No such overlay, or its link has expired.' };
+    return { status: 200, headers: { 'content-type': 'image/jpeg', 'cache-control': 'private, max-age=3600' }, body: jpeg };
+  }
+}

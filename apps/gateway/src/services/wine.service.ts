@@ -1,0 +1,151 @@
+import { ParamError, Stats } from '@loupe/envelope';
+import {
+  IngestPayload, JobKind, WINE_PREFERRED_SIDE, WineExtractPayload, WineExtractResult, WineIngestResult, WineSearchPayload, WineSearchResult,
+} from '@loupe/jobs';
+import type { JobQueue } from '@loupe/queue';
+import { CollectionService, readGroup, writeGroup } from './collection.service';
+import { ImageInputs } from './image-inputs';
+import { DEFAULT_SEARCH_LIMIT } from './matching.service';
+import type { OperationContext, OperationOutcome, OperationTable } from './operation';
+import { QueryInputs } from './query-inputs';
+
+function deadlineOf(ctx: OperationContext): number | undefined {
+  return ctx.timeoutMs ? Date.now() + ctx.timeoutMs : undefined;
+}
+
+function remaining(deadline: number | undefined): number | undefined {
+  return deadline ? Math.max(1, deadline - Date.now()) : undefined;
+}
+
+/**
+ * The wine-label service (specification 2.5, 2.5b, 4.1, 4.7, 4.8, 4.12): add reads each label and stores its
+ * metadata; search matches the label image and orders the best by label text; extract_metadata and extract_text
+ * read the labels of given images. delete, list, count and ping are the collection operations every service has.
+ */
+export class WineOperations {
+  constructor(
+    private readonly collection: CollectionService,
+    private readonly queue: JobQueue,
+    private readonly images: ImageInputs,
+    private readonly queries: QueryInputs,
+  ) {}
+
+  table(): OperationTable {
+    return {
+      add: (ctx) => this.add(ctx),
+      search: (ctx) => this.search(ctx),
+      extract_metadata: (ctx) => this.extract(ctx, 'metadata'),
+      extract_text: (ctx) => this.extract(ctx, 'text'),
+      delete: (ctx) => this.collection.delete(ctx),
+      list: (ctx) => this.collection.list(ctx),
+      count: (ctx) => this.collection.count(ctx),
+      ping: () => this.collection.ping(),
+    };
+  }
+
+  /** Specification 4.12 on the wine service: an existing path is refused; stats add time_detect_label. */
+  async add(ctx: OperationContext): Promise<OperationOutcome> {
+    const deadline = deadlineOf(ctx);
+    const staged = await this.images.stage(ctx.params, deadline);
+    const stats: Stats = { time_download: staged.timeDownload, time_resize: 0, time_detect_label: 0, time_add: 0 };
+    if (staged.items.length === 0) return { result: [], errors: staged.errors, status: 'fail', stats };
+    const payload: IngestPayload = {
+      account_id: ctx.account.id,
+      account: ctx.account.name,
+      service: ctx.service,
+      items: staged.items,
+      on_existing: 'refuse',
+      preferred_side: WINE_PREFERRED_SIDE,
+      // Specification 2.4: in the wine service, rectangles refer to the image without its solid borders.
+      crop_borders: true,
+    };
+    let outcome: WineIngestResult;
+    try {
+      outcome = await this.queue.run<WineIngestResult>({ kind: JobKind.Ingest, group: writeGroup(ctx), payload, timeoutMs: remaining(deadline) });
+    } catch (error) {
+      await this.images.discard(staged.items);
+      throw error;
+    }
+    const errors = [...staged.errors, ...outcome.errors];
+    return {
+      result: [],
+      errors,
+      status: errors.length === 0 ? 'ok' : outcome.added.length > 0 ? 'warn' : 'fail',
+      stats: { ...stats, time_resize: outcome.time_resize, time_detect_label: outcome.time_detect_label ?? 0, time_add: outcome.time_add },
+    };
+  }
+
+  /** Specification 4.1: exactly one query image; name/path filters, offset, limit, overlays; stats of 2.2. */
+  async search(ctx: OperationContext): Promise<OperationOutcome> {
+    const params = ctx.params;
+    const options = {
+      min_score: 0,
+      check_horizontal_flip: false,
+      generate_overlay: params.bool('generate_overlay'),
+      offset: params.int('offset', { default: 0, min: 0 })!,
+      limit: params.int('limit', { default: DEFAULT_SEARCH_LIMIT, min: 0 })!,
+      name_filter: params.string('name_filter'),
+      path_filter: params.string('path_filter'),
+    };
+    const deadline = deadlineOf(ctx);
+    const staged = await this.queries.stage(params, '', deadline);
+    const payload: WineSearchPayload = {
+      account_id: ctx.account.id,
+      account: ctx.account.name,
+      service: ctx.service,
+      query: staged.source,
+      preferred_side: WINE_PREFERRED_SIDE,
+      options,
+    };
+    let result: WineSearchResult;
+    try {
+      result = await this.queue.run<WineSearchResult>({ kind: JobKind.WineSearch, group: readGroup(ctx), payload, timeoutMs: remaining(deadline) });
+    } catch (error) {
+      await this.queries.discard(staged);
+      throw error;
+    }
+    return {
+      result: result.items,
+      query_image: { filepath: result.query_filepath, metadata: result.query_metadata },
+      // Specification 2.2 lists exactly these for wine search (a URL's download time is part of time_total).
+      stats: {
+        total_results: result.total_results,
+        total_filtered_results: result.total_filtered_results,
+        total_returned_results: result.items.length,
+        time_resize: result.time_resize,
+        time_detect_label: result.time_detect_label,
+        time_extract_text: result.time_extract_text,
+        time_compare_text: result.time_compare_text,
+        time_search: result.time_search,
+      },
+    };
+  }
+
+  /** Specification 4.7 / 4.8: `image`, `images[n]`, `url` or `urls[n]`, at most 10; one item per readable label. */
+  async extract(ctx: OperationContext, op: 'metadata' | 'text'): Promise<OperationOutcome> {
+    const deadline = deadlineOf(ctx);
+    const staged = await this.images.stageQueryImages(ctx.params, { several: true, deadline });
+    if (staged.images.length === 0 && staged.errors.length === 0) throw new ParamError('Please send an image: image, images[n], url or urls[n].');
+    // Specification 2.2: extract_metadata reports time_download, extract_text does not.
+    const download: Stats = op === 'metadata' ? { time_download: staged.timeDownload } : {};
+    if (staged.images.length === 0) {
+      return { result: [], errors: staged.errors, status: 'fail', stats: { ...download, time_resize: 0, time_detect_label: 0, time_extract_text: 0 } };
+    }
+    const payload: WineExtractPayload = { account_id: ctx.account.id, service: ctx.service, op, images: staged.images, preferred_side: WINE_PREFERRED_SIDE };
+    let result: WineExtractResult;
+    try {
+      result = await this.queue.run<WineExtractResult>({ kind: JobKind.WineExtract, group: readGroup(ctx), payload, timeoutMs: remaining(deadline) });
+    } catch (error) {
+      await this.images.discard(staged.images);
+      throw error;
+    }
+    const errors = [...staged.errors, ...result.errors];
+    const items = op === 'metadata' ? result.items : result.items.map((i) => ({ filepath: i.filepath, text_lines: i.metadata.text_lines ?? [] }));
+    return {
+      result: items,
+      errors,
+      status: errors.length === 0 ? 'ok' : items.length > 0 ? 'warn' : 'fail',
+      stats: { ...download, time_resize: result.time_resize, time_detect_label: result.time_detect_label, time_extract_text: result.time_extract_text },
+    };
+  }
+}

@@ -1,0 +1,12 @@
+export * from './contracts';
+export { loadPublicImage, PUBLIC_FORMATS, PUBLIC_PREFERRED_SIDE, CANNOT_IDENTIFY } from './public-image';
+export { PublicIndexShards, mergeCandidates } from './shard-index';
+export type { CandidateSource, ShardCandidate } from './shard-index';
+export { PublicSearchService, expandByDomain } from './public-search.service';
+export { publicOverlayKey } from './overlay-store';
+export { parseManifest, ManifestError, domainOf, splitCsvLine } from './manifest';
+export type { ManifestEntry } from './manifest';
+export { PublicImportService, entryKey, readSource } from './public-import.service';
+export type { ImportOutcome, ImportReport } from './public-import.service';
+export { runImport } from './import-runner';
+export type { ImportProgress, ImportRunOptions } from './import-runner';

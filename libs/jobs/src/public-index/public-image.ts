@@ -1,0 +1,49 @@
+import { DEFAULT_MIN_INLIERS, extractFeatures, Features } from '@loupe/fingerprint';
+import { assessImage, ImageFormat, ImageInfo, ImageInputError, inspectImage, NormalizedImage, normalizeImage, sniffFormat, toGray } from '@loupe/imaging';
+import { PublicSearchError, PublicSearchRefusedError } from './contracts';
+
+/**
+ * Smallest side of images in the public index, queries and indexed images alike (specification 4.14: images with
+ * both sides above 300 px are shrunk, the smallest side should be at most 300 px). One scale for both keeps ORB's
+ * pyramid working on like sizes, and a 300 px normalised copy is ~20 KB per image, which matters at 10M images.
+ */
+export const PUBLIC_PREFERRED_SIDE = 300;
+
+/** Specification 4.14: JPEG, PNG or GIF (animations unsupported). */
+export const PUBLIC_FORMATS: ReadonlySet<ImageFormat> = new Set(['jpeg', 'png', 'gif']);
+
+export const CANNOT_IDENTIFY = 'Image cannot be identified; accepted formats are JPEG, PNG and GIF (not animated).';
+
+export interface PublicImage {
+  info: ImageInfo;
+  normalized: NormalizedImage;
+  features: Features;
+}
+
+/**
+ * Bytes → validated, normalised pixels → features. Refusals carry the specification's two kinds: the file is not an
+ * accepted image (BAD_REQUEST) or it holds too little to make a signature (NO_SIGNATURE_ERROR).
+ */
+export async function loadPublicImage(data: Buffer, label: string): Promise<PublicImage> {
+  const format = sniffFormat(data);
+  if (!format || !PUBLIC_FORMATS.has(format)) throw new PublicSearchRefusedError(PublicSearchError.BadImage, `${label}: ${CANNOT_IDENTIFY}`);
+  let info: ImageInfo;
+  let normalized: NormalizedImage;
+  try {
+    info = await inspectImage(data);
+    normalized = await normalizeImage(data, { preferredSide: PUBLIC_PREFERRED_SIDE });
+  } catch (error) {
+    if (error instanceof ImageInputError) throw new PublicSearchRefusedError(PublicSearchError.BadImage, `${label}: ${CANNOT_IDENTIFY} (${error.message})`);
+    throw error;
+  }
+  const assessment = assessImage(normalized, info);
+  if (assessment.reason) throw new PublicSearchRefusedError(PublicSearchError.NoSignature, `${label}: ${assessment.reason}`);
+  const features = await extractFeatures({ data: toGray(normalized), width: normalized.width, height: normalized.height });
+  if (features.count < DEFAULT_MIN_INLIERS) {
+    throw new PublicSearchRefusedError(
+      PublicSearchError.NoSignature,
+      `${label}: The image is too simple to create a signature: only ${features.count} distinctive points were found (at least ${DEFAULT_MIN_INLIERS} are needed).`,
+    );
+  }
+  return { info, normalized, features };
+}

@@ -1,0 +1,132 @@
+import { deserializeFeatures, Features, MatchResult, renderOverlay, verifyMatch, VerifyOptions } from '@loupe/fingerprint';
+import { decodeToRgb } from '@loupe/imaging';
+import type { BlobStore, PublicBacklink, PublicImageRow, PublicIndexRepository } from '@loupe/storage';
+import { Stopwatch } from '../stopwatch';
+import { matchVocabulary } from '../match/vocabulary';
+import { PublicMatch, PublicSearchPayload, PublicSearchResult } from './contracts';
+import { storePublicOverlay } from './overlay-store';
+import { loadPublicImage } from './public-image';
+import type { CandidateSource } from './shard-index';
+
+/** Candidates taken from the shards before verification: as in collection search, enough headroom for ranking noise. */
+const CANDIDATE_POOL = 200;
+/** Images verified geometrically at least: the true image ranks in the first few by votes for the edits we test. */
+const MIN_SHORTLIST = 12;
+/** Never verify more, whatever offset + limit asks: verification (~20-40 ms a pair) bounds a search's latency. */
+const MAX_SHORTLIST = 60;
+
+function round2(n: number): number {
+  return Math.round(n * 100) / 100;
+}
+
+interface Verified {
+  id: number;
+  match: MatchResult;
+}
+
+/**
+ * One match per (image, domain): an image found on several sites is reported once per site, as the public format
+ * does, each with that site's backlinks (newest crawl first) and the image URL seen there most recently.
+ */
+export function expandByDomain(verified: readonly Verified[], rows: Map<number, PublicImageRow>, backlinks: Map<number, PublicBacklink[]>): Array<Omit<PublicMatch, 'overlay_id'> & { imageId: number; crawl: string }> {
+  const out = [];
+  for (const v of verified) {
+    const row = rows.get(v.id);
+    if (!row) continue;
+    const byDomain = new Map<string, PublicBacklink[]>();
+    for (const b of backlinks.get(v.id) ?? []) byDomain.set(b.domain, [...(byDomain.get(b.domain) ?? []), b]);
+    for (const [domain, links] of byDomain) {
+      out.push({
+        imageId: v.id,
+        crawl: links[0].crawl_date ?? '',
+        image_url: links[0].image_url,
+        domain,
+        score: round2(v.match.score),
+        width: row.width,
+        height: row.height,
+        size: row.width * row.height,
+        format: row.format.toUpperCase(),
+        filesize: row.filesize,
+        backlinks: links.map((b) => ({ url: b.image_url, backlink: b.backlink, crawl_date: b.crawl_date })),
+      });
+    }
+  }
+  return out;
+}
+
+/** Search of the public index: query → features → words → shard candidates → verified matches → matches by domain. */
+export class PublicSearchService {
+  constructor(
+    private readonly repo: PublicIndexRepository,
+    private readonly blobs: BlobStore,
+    private readonly index: CandidateSource,
+    /** Verifies a shortlist on worker threads when the process has them; in this thread otherwise. */
+    private readonly verifyAll?: (query: Features, targets: Buffer[], options: VerifyOptions) => Promise<Array<MatchResult | null>>,
+  ) {}
+
+  async search(payload: PublicSearchPayload): Promise<PublicSearchResult> {
+    try {
+      const resizeWatch = new Stopwatch().start();
+      const data = await this.blobs.get(payload.query.staged_key);
+      if (data === null) throw new Error('the staged query image is missing from the blob store');
+      const query = await loadPublicImage(data, payload.query.label);
+      resizeWatch.stop();
+
+      const searchWatch = new Stopwatch().start();
+      const words = matchVocabulary().vocabulary.quantize(query.features);
+      const wanted = payload.limit > 0 ? payload.offset + payload.limit : MAX_SHORTLIST;
+      const shortlist = (await this.index.candidates(words, CANDIDATE_POOL)).slice(0, Math.min(MAX_SHORTLIST, Math.max(MIN_SHORTLIST, wanted)));
+      const stored = await this.repo.features(shortlist.map((c) => c.imageId));
+      const targets = shortlist.filter((c) => stored.has(c.imageId));
+      const results = await this.verify(query.features, targets.map((c) => stored.get(c.imageId)!));
+      const verified: Verified[] = [];
+      targets.forEach((c, i) => {
+        const match = results[i];
+        if (match) verified.push({ id: c.imageId, match });
+      });
+      const ids = verified.map((v) => v.id);
+      const [rows, backlinks] = await Promise.all([this.repo.images(ids), this.repo.backlinks(ids)]);
+      const all = expandByDomain(verified, rows, backlinks);
+      sortMatches(all, payload);
+      const page = payload.limit > 0 ? all.slice(payload.offset, payload.offset + payload.limit) : all.slice(payload.offset);
+
+      // Overlays for the returned page only, one per image even when it appears on several domains.
+      const overlays = new Map<number, string>();
+      for (const m of page) {
+        if (overlays.has(m.imageId)) continue;
+        const row = rows.get(m.imageId)!;
+        const target = await this.blobs.get(row.norm_blob_key);
+        if (!target) continue;
+        const match = verified.find((v) => v.id === m.imageId)!.match;
+        overlays.set(m.imageId, await storePublicOverlay(this.blobs, await renderOverlay(query.normalized, await decodeToRgb(target), match)));
+      }
+      return {
+        total_results: all.length,
+        total_backlinks: all.reduce((n, m) => n + m.backlinks.length, 0),
+        matches: page.map(({ imageId, crawl: _crawl, ...m }) => ({ ...m, overlay_id: overlays.get(imageId) ?? '' })),
+        time_resize: resizeWatch.elapsed,
+        time_search: searchWatch.stop(),
+      };
+    } finally {
+      await this.blobs.delete(payload.query.staged_key);
+    }
+  }
+
+  private async verify(query: Features, targets: Buffer[]): Promise<Array<MatchResult | null>> {
+    if (this.verifyAll) return this.verifyAll(query, targets, {});
+    const out: Array<MatchResult | null> = [];
+    for (const target of targets) out.push(await verifyMatch(query, deserializeFeatures(target)));
+    return out;
+  }
+}
+
+function sortMatches(matches: Array<{ score: number; size: number; crawl: string; image_url: string }>, payload: PublicSearchPayload): void {
+  const sign = payload.order === 'asc' ? 1 : -1;
+  const key = (m: { score: number; size: number; crawl: string }) => (payload.sort === 'size' ? m.size : payload.sort === 'crawl_date' ? m.crawl : m.score);
+  matches.sort((a, b) => {
+    const ka = key(a);
+    const kb = key(b);
+    const primary = ka < kb ? -1 : ka > kb ? 1 : 0;
+    return sign * primary || b.score - a.score || a.image_url.localeCompare(b.image_url);
+  });
+}

@@ -1,0 +1,57 @@
+import type { IngestResult, MatchItem, SearchPayload } from '../contracts';
+
+/**
+ * Payloads and results of the wine service's jobs (specification 2.5, 2.5b, 4.1, 4.7, 4.8, 4.12). Adds use the
+ * common ingest job (with the wine label hook); searches and extractions are read jobs of their own kinds.
+ */
+
+/** Specification 8: the wine service's preferred smallest image side (search and add). */
+export const WINE_PREFERRED_SIDE = 1000;
+
+/** Label metadata as stored and answered: specification 2.5 fields, all optional but the text lists. */
+export type WineLabelMetadata = Record<string, unknown> & { text_lines?: string[]; text_tokens?: string[] };
+
+/** A wine add: the common ingest result plus the time spent finding and reading labels (seconds). */
+export interface WineIngestResult extends IngestResult {
+  time_detect_label: number;
+}
+
+/** Wine search takes the matching engine's search payload; the worker widens the window it asks the engine for. */
+export type WineSearchPayload = SearchPayload;
+
+/** Specification 2.5b item of a wine search. */
+export interface WineMatchItem extends MatchItem {
+  score_text?: number;
+  metadata: WineLabelMetadata;
+}
+
+export interface WineSearchResult {
+  query_filepath: string;
+  query_metadata: WineLabelMetadata;
+  items: WineMatchItem[];
+  total_results: number;
+  total_filtered_results: number;
+  time_resize: number;
+  time_detect_label: number;
+  time_extract_text: number;
+  time_compare_text: number;
+  time_search: number;
+}
+
+export interface WineExtractPayload {
+  account_id: number;
+  service: string;
+  /** `metadata` for extract_metadata, `text` for extract_text. */
+  op: 'metadata' | 'text';
+  images: Array<{ staged_key: string; label: string }>;
+  preferred_side: number;
+}
+
+export interface WineExtractResult {
+  /** One entry per image that had a readable label, in input order. */
+  items: Array<{ filepath: string; metadata: WineLabelMetadata }>;
+  errors: string[];
+  time_resize: number;
+  time_detect_label: number;
+  time_extract_text: number;
+}

@@ -1,0 +1,18 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import pino, { Logger } from 'pino';
+
+/** JSON logs on stdout (one object per line), level from LOG_LEVEL; silent under tests unless LOG_LEVEL says otherwise. */
+export function createLogger(name: string): Logger {
+  const level = process.env.LOG_LEVEL ?? (process.env.NODE_ENV === 'test' ? 'silent' : 'info');
+  return pino({ name, level, base: { app: name }, timestamp: pino.stdTimeFunctions.isoTime });
+}
+
+/**
+ * The request id of the HTTP call being served, carried through async calls so that the queue can attach it to the
+ * job it enqueues and the worker can log it: one id follows a call from gateway to worker.
+ */
+export const requestContext = new AsyncLocalStorage<{ requestId: string }>();
+
+export function currentRequestId(): string | undefined {
+  return requestContext.getStore()?.requestId;
+}

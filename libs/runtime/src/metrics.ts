@@ -1,0 +1,80 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export interface MetricsCollectors {
+  queueCounts?: () => Promise<Record<string, { waiting: number; active: number }>>;
+  indexSizes?: () => Promise<Array<{ service: string; images: number }>>;
+}
+
+/**
+ * Prometheus metrics of one process. Request metrics are labelled by service and operation only (never by account or
+ * path, which would explode the series count); queue and index gauges are computed when Prometheus scrapes.
+ */
+export class Metrics {
+  readonly registry = new Registry();
+  readonly requests: Counter<'service' | 'operation' | 'status'>;
+  readonly latency: Histogram<'service' | 'operation'>;
+  /** Job durations, in whichever process runs the processors (the gateway in embedded mode, workers otherwise). */
+  readonly jobs: Histogram<'kind' | 'outcome'>;
+
+  constructor(collectors: MetricsCollectors = {}) {
+    collectDefaultMetrics({ register: this.registry, prefix: 'loupe_' });
+    this.requests = new Counter({
+      name: 'loupe_requests_total',
+      help: 'Collection-service calls by service, operation and envelope status (or HTTP status when not 200)',
+      labelNames: ['service', 'operation', 'status'],
+      registers: [this.registry],
+    });
+    this.latency = new Histogram({
+      name: 'loupe_request_duration_seconds',
+      help: 'Collection-service call latency, from request to rendered envelope',
+      labelNames: ['service', 'operation'],
+      // Searches take tens to hundreds of milliseconds, adds of ten large images several seconds.
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers: [this.registry],
+    });
+    this.jobs = new Histogram({
+      name: 'loupe_job_duration_seconds',
+      help: 'Job processing time per job kind and outcome (ok or error)',
+      labelNames: ['kind', 'outcome'],
+      buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      registers: [this.registry],
+    });
+    const queueCounts = collectors.queueCounts;
+    if (queueCounts) {
+      const gauge = new Gauge({
+        name: 'loupe_queue_jobs',
+        help: 'Jobs per queue line: waiting for a slot or a worker, and active',
+        labelNames: ['queue', 'state'],
+        registers: [this.registry],
+        async collect() {
+          this.reset();
+          for (const [queue, counts] of Object.entries(await queueCounts())) {
+            this.set({ queue, state: 'waiting' }, counts.waiting);
+            this.set({ queue, state: 'active' }, counts.active);
+          }
+        },
+      });
+      void gauge;
+    }
+    const indexSizes = collectors.indexSizes;
+    if (indexSizes) {
+      const gauge = new Gauge({
+        name: 'loupe_index_images',
+        help: 'Images in the collection index, per service',
+        labelNames: ['service'],
+        registers: [this.registry],
+        async collect() {
+          this.reset();
+          for (const row of await indexSizes()) this.set({ service: row.service }, row.images);
+        },
+      });
+      void gauge;
+    }
+  }
+
+  observe(service: string, operation: string, status: string, seconds: number): void {
+    this.requests.inc({ service, operation, status });
+    this.latency.observe({ service, operation }, seconds);
+  }
+}
+

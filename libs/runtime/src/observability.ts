@@ -1,0 +1,38 @@
+import type { JobQueue, JobRequest, ProcessorMap } from '@loupe/queue';
+import type { Logger } from 'pino';
+import { performance } from 'node:perf_hooks';
+import { currentRequestId } from './logging';
+import type { Metrics } from './metrics';
+
+/** Times and logs every job, with the request id the gateway attached, and records its duration. */
+export function instrumentProcessors(processors: ProcessorMap, metrics: Metrics, log: Logger): ProcessorMap {
+  const wrapped: ProcessorMap = {};
+  for (const [kind, processor] of Object.entries(processors)) {
+    wrapped[kind] = async (payload, ctx) => {
+      const started = performance.now();
+      const fields = { kind, group: ctx.group, requestId: ctx.requestId, attempt: ctx.attempt };
+      try {
+        const result = await processor(payload, ctx);
+        const seconds = (performance.now() - started) / 1000;
+        metrics.jobs.observe({ kind, outcome: 'ok' }, seconds);
+        log.info({ ...fields, ms: Math.round(seconds * 1000) }, 'job done');
+        return result;
+      } catch (error) {
+        const seconds = (performance.now() - started) / 1000;
+        metrics.jobs.observe({ kind, outcome: 'error' }, seconds);
+        log.warn({ ...fields, ms: Math.round(seconds * 1000), err: error instanceof Error ? error.message : String(error) }, 'job failed');
+        throw error;
+      }
+    };
+  }
+  return wrapped;
+}
+
+/** Attaches the current HTTP request id to every job a queue runs, so call sites need not pass it. */
+export function withRequestIds(queue: JobQueue): JobQueue {
+  return {
+    run: <R, P>(req: JobRequest<P>) => queue.run<R, P>({ ...req, requestId: req.requestId ?? currentRequestId() }),
+    stats: () => queue.stats(),
+    close: () => queue.close(),
+  };
+}

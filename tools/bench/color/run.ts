@@ -1,0 +1,201 @@
+/**
+ * Color service benchmark (issue 4). Run: `npx tsx tools/bench/color/run.ts` (about a minute on 2 cores).
+ *
+ * 1. Palette accuracy: noisy JPEG images (±12 levels, quality 85) of 2-4 vertical bands with exactly known areas, colors taken from the labelled
+ *    colors of libs/color (the class a person would name). Through the real pipeline (decode, normalise to 600 px,
+ *    extractPalette): mean absolute weight error in percentage points, and class accuracy (the extracted color
+ *    matched to each band carries the band's labelled class among its names).
+ * 2. color_search over 10k stored palettes in an in-memory PGlite, through the worker's ColorService (version check,
+ *    palette cache, bounds + exact transport): p95 latency of warm searches and precision@10 on planted answers
+ *    (10 palettes per query built from the query colors with jitter, among 10k random palettes).
+ */
+import { deltaE, extractPalette, parseColor, Rgb } from '@loupe/color';
+import { LABELLED_COLORS } from '@loupe/color/src/data/labelled-colors';
+import { normalizeImage } from '@loupe/imaging';
+import { ColorSearchPayload } from '@loupe/jobs';
+import { ColorService } from '@loupe/jobs/src/color.service';
+import { ColorRepository, migrate, MIGRATIONS, openDatabase, StoredPaletteColor } from '@loupe/storage';
+import { performance } from 'node:perf_hooks';
+import sharp from 'sharp';
+
+const IMAGES = 200;
+const PALETTES = 10_000;
+const QUERIES = 60;
+const PLANTED_PER_QUERY = 10;
+/** Bands closer than this would rightly merge into one palette color; the test keeps them distinct. */
+const MIN_BAND_DELTA_E = 20;
+/** Smallest band share, percent: above the palette's 1 % significance floor with room for JPEG edges. */
+const MIN_BAND_PERCENT = 8;
+
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+interface Band {
+  rgb: Rgb;
+  label: string;
+  percent: number;
+}
+
+function pickBands(rand: () => number, width: number): Band[] {
+  const count = 2 + Math.floor(rand() * 3);
+  const chosen: Array<{ rgb: Rgb; label: string }> = [];
+  while (chosen.length < count) {
+    const [hex, label] = LABELLED_COLORS[Math.floor(rand() * LABELLED_COLORS.length)];
+    const rgb = parseColor(hex).rgb;
+    if (chosen.every((c) => deltaE(c.rgb, rgb) >= MIN_BAND_DELTA_E)) chosen.push({ rgb, label });
+  }
+  // Column widths with every band at least MIN_BAND_PERCENT of the width.
+  const minCols = Math.ceil((MIN_BAND_PERCENT / 100) * width);
+  const free = width - minCols * count;
+  const cuts = chosen.map(() => rand());
+  const total = cuts.reduce((s, c) => s + c, 0);
+  const cols = cuts.map((c) => minCols + Math.floor((c / total) * free));
+  cols[cols.length - 1] += width - cols.reduce((s, c) => s + c, 0);
+  return chosen.map((c, i) => ({ ...c, percent: (100 * cols[i]) / width }));
+}
+
+/** Uniform noise of ± this many levels per channel, like a phone photo of a flat print; JPEG then adds its own. */
+const NOISE_LEVELS = 12;
+
+async function bandsJpeg(bands: readonly Band[], width: number, height: number, rand: () => number): Promise<Buffer> {
+  const data = Buffer.alloc(width * height * 3);
+  let x0 = 0;
+  for (const band of bands) {
+    const cols = Math.round((band.percent / 100) * width);
+    for (let y = 0; y < height; y++) {
+      for (let x = x0; x < x0 + cols && x < width; x++) {
+        for (let c = 0; c < 3; c++) {
+          const v = band.rgb[c] + Math.round((rand() * 2 - 1) * NOISE_LEVELS);
+          data[(y * width + x) * 3 + c] = Math.max(0, Math.min(255, v));
+        }
+      }
+    }
+    x0 += cols;
+  }
+  return sharp(data, { raw: { width, height, channels: 3 } }).jpeg({ quality: 85 }).toBuffer();
+}
+
+async function paletteAccuracy(): Promise<{ mae: number; classAccuracy: number; bands: number; msPerImage: number }> {
+  const rand = random(1);
+  let errorSum = 0;
+  let bandsSeen = 0;
+  let classHits = 0;
+  let ms = 0;
+  for (let i = 0; i < IMAGES; i++) {
+    const width = 800;
+    const bands = pickBands(rand, width);
+    const jpeg = await bandsJpeg(bands, width, 600, rand);
+    const started = performance.now();
+    const palette = extractPalette(await normalizeImage(jpeg, { preferredSide: 600 }));
+    ms += performance.now() - started;
+    // Each extracted color counts toward the band it is nearest to; a band's error is |true − counted|.
+    const counted = bands.map(() => 0);
+    const nearestColor = bands.map(() => ({ d: Infinity, cls: '' }));
+    for (const entry of palette) {
+      let best = 0;
+      for (let b = 1; b < bands.length; b++) if (deltaE(entry.rgb, bands[b].rgb) < deltaE(entry.rgb, bands[best].rgb)) best = b;
+      counted[best] += entry.weight;
+      const d = deltaE(entry.rgb, bands[best].rgb);
+      if (d < nearestColor[best].d) nearestColor[best] = { d, cls: entry.class };
+    }
+    bands.forEach((band, b) => {
+      errorSum += Math.abs(band.percent - counted[b]);
+      bandsSeen++;
+      if (nearestColor[b].cls.split(',').includes(band.label)) classHits++;
+    });
+  }
+  return { mae: errorSum / bandsSeen, classAccuracy: (100 * classHits) / bandsSeen, bands: bandsSeen, msPerImage: ms / IMAGES };
+}
+
+function jitter(rgb: Rgb, rand: () => number, amount: number): [number, number, number] {
+  return rgb.map((c) => Math.max(0, Math.min(255, Math.round(c + (rand() * 2 - 1) * amount)))) as [number, number, number];
+}
+
+function normalise(colors: Array<{ rgb: [number, number, number]; weight: number }>): StoredPaletteColor[] {
+  const total = colors.reduce((s, c) => s + c.weight, 0);
+  return colors.map((c) => ({ rgb: c.rgb, weight: Math.round((10000 * c.weight) / total) / 100, class: '' }));
+}
+
+async function searchBenchmark(): Promise<{ p50: number; p95: number; cold: number; precision: number }> {
+  const rand = random(2);
+  const db = await openDatabase({});
+  await migrate(db, MIGRATIONS);
+  await db.query(`INSERT INTO accounts (name) VALUES ('bench')`);
+  const colors = new ColorRepository(db);
+  const queries = Array.from({ length: QUERIES }, (_, q) => {
+    const n = 1 + (q % 4);
+    const picked = Array.from({ length: n }, () => [0, 0, 0].map(() => Math.floor(rand() * 256)) as unknown as Rgb);
+    const weights = picked.map(() => 1 + rand());
+    const total = weights.reduce((s, w) => s + w, 0);
+    const ints = weights.map((w) => Math.max(1, Math.floor((100 * w) / total)));
+    ints[0] += 100 - ints.reduce((s, w) => s + w, 0);
+    return picked.map((rgb, i) => ({ rgb: [rgb[0], rgb[1], rgb[2]] as [number, number, number], weight: ints[i] }));
+  });
+  const rows: Array<{ filepath: string; palette: StoredPaletteColor[] }> = [];
+  queries.forEach((query, q) => {
+    for (let k = 0; k < PLANTED_PER_QUERY; k++) {
+      // The query's colors, each shifted by a few levels, with ±20 % weight and a small unrelated extra color.
+      const planted = query.map((c) => ({ rgb: jitter(c.rgb, rand, 6), weight: c.weight * (0.8 + 0.4 * rand()) }));
+      planted.push({ rgb: jitter([128, 128, 128], rand, 127), weight: 5 });
+      rows.push({ filepath: `planted/${q}/${k}.jpg`, palette: normalise(planted) });
+    }
+  });
+  while (rows.length < PALETTES) {
+    const n = 1 + Math.floor(rand() * 8);
+    rows.push({
+      filepath: `random/${rows.length}.jpg`,
+      palette: normalise(Array.from({ length: n }, () => ({ rgb: jitter([128, 128, 128], rand, 128), weight: 1 + rand() * 30 }))),
+    });
+  }
+  rows.sort(() => rand() - 0.5);
+  await db.transaction(async (tx) => {
+    for (const row of rows) {
+      const { rows: ids } = await tx.query<{ id: number }>(
+        `INSERT INTO images (account_id, service, filepath, format, width, height, norm_width, norm_height, blob_key, norm_blob_key,
+                             fingerprint_health, searchable) VALUES (1, 'color', $1, 'jpeg', 600, 400, 600, 400, '', '', 0, false) RETURNING id`,
+        [row.filepath],
+      );
+      await colors.insertPalette(tx, ids[0].id, row.palette, { ignoreBackground: false, ignoreInteriorBackground: false });
+    }
+  });
+  const service = new ColorService(colors, { get: async () => null, put: async () => undefined, delete: async () => undefined } as never);
+  const payload = (query: (typeof queries)[number]): ColorSearchPayload => ({
+    account_id: 1, service: 'color', colors: query, return_metadata: [], with_metadata: false, sort_metadata: false,
+    min_score: 0, offset: 0, limit: 10, ignore_background: false, ignore_interior_background: false,
+  });
+  let started = performance.now();
+  await service.search(payload(queries[0]));
+  const cold = performance.now() - started;
+  const times: number[] = [];
+  let relevant = 0;
+  for (let q = 0; q < queries.length; q++) {
+    started = performance.now();
+    const result = await service.search(payload(queries[q]));
+    times.push(performance.now() - started);
+    relevant += result.hits.filter((h) => h.filepath.startsWith(`planted/${q}/`)).length;
+  }
+  await db.close();
+  times.sort((a, b) => a - b);
+  const at = (p: number) => times[Math.min(times.length - 1, Math.ceil((p / 100) * times.length) - 1)];
+  return { p50: at(50), p95: at(95), cold, precision: (100 * relevant) / (queries.length * 10) };
+}
+
+async function main(): Promise<void> {
+  const accuracy = await paletteAccuracy();
+  console.log(`palette: ${IMAGES} images, ${accuracy.bands} bands: mean absolute weight error ${accuracy.mae.toFixed(2)} points; class accuracy ${accuracy.classAccuracy.toFixed(1)} %; ${accuracy.msPerImage.toFixed(1)} ms per image (normalise + extract)`);
+  const search = await searchBenchmark();
+  console.log(`color_search over ${PALETTES} palettes: p50 ${search.p50.toFixed(1)} ms, p95 ${search.p95.toFixed(1)} ms (first search, loading the cache: ${search.cold.toFixed(0)} ms); precision@10 ${search.precision.toFixed(1)} %`);
+  const pass = accuracy.mae <= 3 && accuracy.classAccuracy >= 95 && search.p95 <= 200;
+  console.log(pass ? 'targets met (MAE ≤ 3, class ≥ 95 %, p95 ≤ 200 ms)' : 'TARGETS MISSED (MAE ≤ 3, class ≥ 95 %, p95 ≤ 200 ms)');
+  if (!pass) process.exitCode = 1;
+}
+
+void main();

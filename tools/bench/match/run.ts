@@ -1,0 +1,550 @@
+/**
+ * Matching-engine benchmark (issue 3): recall per query edit, false-positive rate, rectangle IoU, search / compare
+ * latency, add throughput and index memory, on real photographs from Debian packages (setup.sh, dataset.ts) plus
+ * generated distractors, in embedded mode (PGlite + folder blobs), through the job processors the workers run.
+ * A 64-bit dHash baseline runs on the same collection and queries.
+ *
+ *   sh tools/bench/match/setup.sh                       # once: installs the picture packages
+ *   npx tsx --expose-gc tools/bench/match/run.ts [flags]
+ *
+ * Flags (full run as in docs/benchmarks.md: --per-edit 20 --recheck 5, ~35 min on 2 cores):
+ *   --photos N       use at most N distinct photos (default: all)
+ *   --holdout F      share of photos held out of the collection for the false-positive rate (default 0.2)
+ *   --per-edit N     queries per edit at the first scale (default 20)
+ *   --recheck N      queries per edit re-checked at the larger scales (default 5)
+ *   --fpr N          held-out photos used as non-collection queries, each with every FPR edit (default: all held out)
+ *   --scale LIST     collection sizes, e.g. 1k,10k,100k (default); the first is ingested, the rest are added rows
+ *   --seed N         seed of every random choice (default 1)
+ *   --write          write the report into docs/benchmarks.md (section "## Matching engine")
+ * Quick run (~3 min): --photos 80 --per-edit 4 --recheck 2 --fpr 12 --scale 300,2k
+ */
+import { createProcessors, JobKind, stagingKey, type ComparePayload, type IngestPayload, type SearchPayload, type SearchResult, type CompareResult, type IngestResult } from '@loupe/jobs';
+import { loadConfig, openInfrastructure, type Infrastructure } from '@loupe/runtime';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import sharp from 'sharp';
+import { sceneSvg } from '../../../apps/gateway/test/images';
+import { CACHE_DIR, dHash, hamming64, loadDataset, type Photo } from './dataset';
+import { EDITS, FPR_EDITS, mulberry32, type Edit, type Rect } from './edits';
+
+// ---------- flags ----------
+function flag(name: string): string | undefined {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+const parseSize = (s: string) => Math.round(Number(s.replace(/k$/i, '')) * (/k$/i.test(s) ? 1000 : 1));
+const OPTS = {
+  photos: flag('photos') ? Number(flag('photos')) : Infinity,
+  holdout: Number(flag('holdout') ?? 0.2),
+  perEdit: Number(flag('per-edit') ?? 20),
+  recheck: Number(flag('recheck') ?? 5),
+  fpr: flag('fpr') ? Number(flag('fpr')) : Infinity,
+  scales: (flag('scale') ?? '1k,10k,100k').split(',').map(parseSize),
+  seed: Number(flag('seed') ?? 1),
+  write: process.argv.includes('--write'),
+};
+/** dHash baseline: a query matches its nearest collection hash when within this many bits (of 64). */
+const DHASH_THRESHOLD = 10;
+const SERVICE = 'match';
+const PREFERRED_SIDE = 600; // the match service's preferred side (specification 8)
+const SYNTHETIC_PREFIX = 'synthetic/';
+/** Share of a distractor row's words replaced by words drawn from the collection's word-frequency distribution. */
+const DISTRACTOR_RESAMPLE = 0.5;
+const ROWS_PER_TX = 1000;
+
+const log = (s: string) => console.error(`[${new Date().toISOString().slice(11, 19)}] ${s}`);
+const gc = () => (global as { gc?: () => void }).gc?.();
+
+// ---------- helpers ----------
+function pct(values: number[], p: number): number {
+  if (values.length === 0) return NaN;
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
+}
+const fmtPct = (num: number, den: number) => (den === 0 ? '–' : `${((100 * num) / den).toFixed(1)} %`);
+const fmtMs = (v: number) => (Number.isFinite(v) ? `${Math.round(v)} ms` : '–');
+
+function shuffle<T>(items: T[], rnd: () => number): T[] {
+  const a = [...items];
+  for (let i = a.length - 1; i > 0; i--) {
+    const j = Math.floor(rnd() * (i + 1));
+    [a[i], a[j]] = [a[j], a[i]];
+  }
+  return a;
+}
+
+function iou(a: Rect, b: Rect): number {
+  const w = Math.max(0, Math.min(a.right, b.right) - Math.max(a.left, b.left));
+  const h = Math.max(0, Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top));
+  const inter = w * h;
+  const area = (r: Rect) => Math.max(0, r.right - r.left) * Math.max(0, r.bottom - r.top);
+  const union = area(a) + area(b) - inter;
+  return union > 0 ? inter / union : 0;
+}
+
+async function hashOf(data: Buffer): Promise<bigint> {
+  return dHash(sharp(data).rotate().flatten({ background: '#808080' }));
+}
+
+// ---------- the system under test ----------
+interface Bench {
+  infra: Infrastructure;
+  accountId: number;
+  dataDir: string;
+  processors: ReturnType<typeof createProcessors>;
+}
+
+const JOB = { kind: 'bench', group: 'bench:match', attempt: 1 };
+
+async function stage(b: Bench, data: Buffer): Promise<string> {
+  const key = stagingKey();
+  await b.infra.blobs.put(key, data);
+  return key;
+}
+
+async function search(b: Bench, data: Buffer, flip: boolean): Promise<{ result: SearchResult; ms: number }> {
+  const key = await stage(b, data);
+  const payload: SearchPayload = {
+    account_id: b.accountId,
+    account: 'bench',
+    service: SERVICE,
+    query: { staged_key: key, label: 'query.jpg' },
+    preferred_side: PREFERRED_SIDE,
+    // The gateway's defaults: min_score 0, limit 10.
+    options: { min_score: 0, check_horizontal_flip: flip, generate_overlay: false, offset: 0, limit: 10 },
+  };
+  const started = performance.now();
+  const result = (await b.processors[JobKind.Search](payload, JOB)) as SearchResult;
+  return { result, ms: performance.now() - started };
+}
+
+async function compare(b: Bench, first: Buffer, second: Buffer): Promise<{ result: CompareResult; ms: number }> {
+  const [k1, k2] = [await stage(b, first), await stage(b, second)];
+  const payload: ComparePayload = {
+    account_id: b.accountId,
+    account: 'bench',
+    service: SERVICE,
+    first: { staged_key: k1, label: 'first.jpg' },
+    second: { staged_key: k2, label: 'second.jpg' },
+    preferred_side: PREFERRED_SIDE,
+    options: { min_score: 0, check_horizontal_flip: false, generate_overlay: false, compute_enhanced_score: false, compare_color: false },
+  };
+  const started = performance.now();
+  const result = (await b.processors[JobKind.Compare](payload, JOB)) as CompareResult;
+  return { result, ms: performance.now() - started };
+}
+
+async function ingest(b: Bench, items: Array<{ filepath: string; data: Buffer }>): Promise<{ added: number; ms: number; errors: string[] }> {
+  const staged = [];
+  for (const it of items) staged.push({ filepath: it.filepath, image_id: null, staged_key: await stage(b, it.data) });
+  const payload: IngestPayload = {
+    account_id: b.accountId,
+    account: 'bench',
+    service: SERVICE,
+    items: staged,
+    on_existing: 'replace',
+    preferred_side: PREFERRED_SIDE,
+    crop_borders: true,
+  };
+  const started = performance.now();
+  const result = (await b.processors[JobKind.Ingest](payload, JOB)) as IngestResult;
+  return { added: result.added.length, ms: performance.now() - started, errors: result.errors };
+}
+
+// ---------- queries ----------
+interface Query {
+  edit: Edit;
+  photo: Photo;
+  filepath: string;
+  data: Buffer;
+  truth?: Rect;
+}
+
+interface Outcome {
+  rank: number; // 1-based rank of the right image, 0 when absent from the (10) results
+  top: string | null;
+  topScore: number;
+  iou?: number;
+  ms: number;
+  baseline: boolean;
+}
+
+interface ScaleReport {
+  size: number;
+  realImages: number;
+  how: string;
+  searchMs: number[];
+  /** Per search: seconds the service reports for decode/resize and for vote + verification. */
+  parts: Array<{ resize: number; search: number }>;
+  cacheBuildMs: number;
+  memoryPerImage: { heap: number; total: number };
+  outcomes: Map<string, Outcome[]>;
+  fpr: { queries: number; positives: number; examples: string[] };
+  insertRowsPerSec?: number;
+}
+
+const pathOf = (p: Photo) => `photos/${p.family}/${p.id}.jpg`;
+
+async function runQueries(b: Bench, queries: Query[], baseline: Array<{ filepath: string; hash: bigint }> | null, report: ScaleReport, failures: unknown[]): Promise<void> {
+  for (const q of queries) {
+    const { result, ms } = await search(b, q.data, q.edit.flip === true);
+    report.searchMs.push(ms);
+    report.parts.push({ resize: result.time_resize, search: result.time_search });
+    const rank = result.items.findIndex((i) => i.filepath === q.filepath) + 1;
+    const hit = rank > 0 ? result.items[rank - 1] : undefined;
+    let baseHit = false;
+    if (baseline) {
+      const hashes = [await hashOf(q.data)];
+      if (q.edit.flip) hashes.push(await hashOf(await sharp(q.data).flop().toBuffer()));
+      let best = { d: 65, filepath: '' };
+      for (const c of baseline) for (const h of hashes) {
+        const d = hamming64(h, c.hash);
+        if (d < best.d) best = { d, filepath: c.filepath };
+      }
+      baseHit = best.d <= DHASH_THRESHOLD && best.filepath === q.filepath;
+    }
+    const outcome: Outcome = {
+      rank,
+      top: result.items[0]?.filepath ?? null,
+      topScore: result.items[0]?.score ?? 0,
+      iou: q.truth && hit ? iou(hit.target_match_rect, q.truth) : q.truth ? 0 : undefined,
+      ms,
+      baseline: baseHit,
+    };
+    if (rank !== 1) failures.push({ size: report.size, edit: q.edit.name, photo: q.photo.source, family: q.photo.family, rank, top: outcome.top, topScore: outcome.topScore, results: result.items.length });
+    const list = report.outcomes.get(q.edit.name) ?? [];
+    list.push(outcome);
+    report.outcomes.set(q.edit.name, list);
+  }
+}
+
+async function runFpr(b: Bench, queries: Query[], baseline: Array<{ filepath: string; hash: bigint }> | null, report: ScaleReport, baseFpr?: { positives: number }): Promise<void> {
+  for (const q of queries) {
+    const { result, ms } = await search(b, q.data, false);
+    report.searchMs.push(ms);
+    report.parts.push({ resize: result.time_resize, search: result.time_search });
+    report.fpr.queries++;
+    if (result.items.length > 0) {
+      report.fpr.positives++;
+      if (report.fpr.examples.length < 5) report.fpr.examples.push(`${q.edit.name} of ${path.basename(q.photo.source)} → ${result.items[0].filepath} (score ${result.items[0].score})`);
+    }
+    if (baseline && baseFpr) {
+      const h = await hashOf(q.data);
+      if (baseline.some((c) => hamming64(h, c.hash) <= DHASH_THRESHOLD)) baseFpr.positives++;
+    }
+  }
+}
+
+// ---------- scales ----------
+/** Builds a fresh processor set (fresh index cache), loads the index with one search and measures the memory it took. */
+async function freshCache(b: Bench, warm: Buffer, report: ScaleReport): Promise<void> {
+  b.processors = createProcessors({ images: b.infra.images, blobs: b.infra.blobs, matchIndex: b.infra.matchIndex, db: b.infra.db });
+  gc();
+  gc();
+  const before = process.memoryUsage();
+  const { ms } = await search(b, warm, false);
+  report.cacheBuildMs = ms;
+  gc();
+  gc();
+  const after = process.memoryUsage();
+  report.memoryPerImage = {
+    heap: (after.heapUsed - before.heapUsed) / report.size,
+    total: (after.heapUsed + after.arrayBuffers - before.heapUsed - before.arrayBuffers) / report.size,
+  };
+}
+
+/**
+ * Adds `count` distractor rows straight into images, image_features and image_words with set-based SQL (ROWS_PER_TX
+ * rows per statement): each row's features are copied (server side) from one ingested synthetic scene, so verifying
+ * it costs what a real candidate costs; its words are that scene's words with DISTRACTOR_RESAMPLE of them replaced by
+ * words drawn from the word-frequency distribution of the whole ingested collection. The images trigger writes the
+ * index log as for any add.
+ */
+async function addDistractorRows(b: Bench, count: number, startAt: number, rnd: () => number): Promise<number> {
+  const { rows: pool } = await b.infra.db.query<{ id: number; filepath: string; vocabulary: string; words: Buffer }>(
+    `SELECT i.id, i.filepath, w.vocabulary, w.words
+       FROM images i JOIN image_words w ON w.image_pk = i.id
+      WHERE i.account_id = $1 AND i.service = $2 AND i.ingest_token IS NOT NULL ORDER BY i.id`,
+    [b.accountId, SERVICE],
+  );
+  const toWords = (buf: Buffer) => new Uint32Array(Uint8Array.from(buf).buffer);
+  const all: number[] = [];
+  for (const r of pool) for (const w of toWords(r.words)) all.push(w);
+  const bases = pool.filter((r) => r.filepath.startsWith(SYNTHETIC_PREFIX));
+  const started = performance.now();
+  for (let done = 0; done < count; ) {
+    const n = Math.min(ROWS_PER_TX, count - done);
+    const numbers = Array.from({ length: n }, (_, k) => startAt + done + k);
+    const chosen = numbers.map((i) => bases[i % bases.length]);
+    const hex = chosen.map((base) => {
+      const words = toWords(base.words).map((w) => (rnd() < DISTRACTOR_RESAMPLE ? all[Math.floor(rnd() * all.length)] : w));
+      return Buffer.from(words.buffer).toString('hex');
+    });
+    await b.infra.images.transaction(async (tx) => {
+      const { rows: inserted } = await tx.query<{ id: number; n: number }>(
+        `INSERT INTO images (account_id, service, filepath, image_id, format, width, height, norm_width, norm_height,
+                             blob_key, norm_blob_key, fingerprint_health, searchable, unsearchable_reason, metadata, ingest_token)
+         SELECT $1, $2, 'distractors/' || g || '.jpg', NULL, 'jpeg', 800, 600, 800, 600, '', '', 1, true, NULL, '{}'::jsonb, NULL
+           FROM unnest($3::int[]) AS g
+         RETURNING id, substring(filepath from 13 for length(filepath) - 16)::int AS n`,
+        [b.accountId, SERVICE, numbers],
+      );
+      const pkOf = new Map(inserted.map((r) => [Number(r.n), Number(r.id)]));
+      const pks = numbers.map((i) => pkOf.get(i)!);
+      await tx.query(
+        `INSERT INTO image_features (image_pk, feature_count, features)
+         SELECT x.pk, f.feature_count, f.features FROM unnest($1::bigint[], $2::bigint[]) AS x(pk, base)
+           JOIN image_features f ON f.image_pk = x.base`,
+        [pks, chosen.map((c) => c.id)],
+      );
+      await tx.query(
+        `INSERT INTO image_words (image_pk, vocabulary, words)
+         SELECT x.pk, $3, decode(x.hex, 'hex') FROM unnest($1::bigint[], $2::text[]) AS x(pk, hex)`,
+        [pks, hex, chosen[0].vocabulary],
+      );
+    });
+    done += n;
+    if (done % 10000 === 0 || done === count) log(`  distractor rows ${done}/${count} (${Math.round(done / ((performance.now() - started) / 1000))} rows/s)`);
+  }
+  return count / ((performance.now() - started) / 1000);
+}
+
+// ---------- report ----------
+function renderReport(ctx: {
+  command: string; photos: number; wallpapers: number; astronomy: number; collectionPhotos: number; heldOut: number; dropped: string;
+  scales: ScaleReport[]; baseFpr: { queries: number; positives: number }; addRate: number; addDetail: string; compareMs: number[]; compareHits: number;
+  wallSeconds: number; perEdit: number; recheck: number;
+}): string {
+  const [first, ...larger] = ctx.scales;
+  const L: string[] = [];
+  L.push('## Matching engine', '');
+  L.push(`Run: \`${ctx.command}\` — ${os.cpus().length} cores (${os.cpus()[0]?.model.trim()}), Node ${process.version}, embedded mode (PGlite + folder blobs), ${(ctx.wallSeconds / 60).toFixed(1)} min wall.`, '');
+  L.push(`Photos: ${ctx.photos} distinct pictures from Debian packages (tools/bench/match/setup.sh): ${ctx.wallpapers} desktop wallpapers, ${ctx.astronomy} astronomy images (Stellarium nebulae, xplanet maps); ${ctx.dropped}. ${ctx.collectionPhotos} are indexed, ${ctx.heldOut} held out as non-collection queries. The ${first.size.toLocaleString('en')}-image collection adds ${first.size - ctx.collectionPhotos} synthetic scenes (sceneSvg), all through the ingest processor.`, '');
+  L.push(`Queries: ${ctx.perEdit} per edit at ${first.size.toLocaleString('en')} (photos sampled per edit), searched through the search processor with the gateway defaults (min_score 0, limit 10); recall@k = the edited photo's own image within the first k results. Baseline: 64-bit dHash of the whole image, nearest collection hash within ${DHASH_THRESHOLD} bits (flip edit: query and its mirror).`, '');
+  const header = ['Edit', 'n', 'recall@1', 'recall@10', 'dHash r@1', ...larger.map((s) => `r@1 @${s.size / 1000}k (n)`), 'IoU median'];
+  L.push(`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`);
+  const sum = { all: [0, 0, 0, 0], strict: [0, 0, 0, 0] };
+  const largeSums = larger.map(() => [0, 0]);
+  for (const edit of EDITS) {
+    const o = first.outcomes.get(edit.name) ?? [];
+    const r1 = o.filter((x) => x.rank === 1).length;
+    const r10 = o.filter((x) => x.rank >= 1).length;
+    const base = o.filter((x) => x.baseline).length;
+    for (const k of edit.strict ? (['all', 'strict'] as const) : (['all'] as const)) {
+      sum[k][0] += r1; sum[k][1] += r10; sum[k][2] += base; sum[k][3] += o.length;
+    }
+    const ious = o.filter((x) => x.iou !== undefined).map((x) => x.iou!);
+    const cells = larger.map((s, i) => {
+      const lo = s.outcomes.get(edit.name) ?? [];
+      const hits = lo.filter((x) => x.rank === 1).length;
+      largeSums[i][0] += hits; largeSums[i][1] += lo.length;
+      return `${fmtPct(hits, lo.length)} (${lo.length})`;
+    });
+    L.push(`| ${edit.name}${edit.strict ? ' ★' : ''} | ${o.length} | ${fmtPct(r1, o.length)} | ${fmtPct(r10, o.length)} | ${fmtPct(base, o.length)} | ${cells.join(' | ')}${cells.length ? ' | ' : ''}${ious.length ? pct(ious, 50).toFixed(2) : ''} |`);
+  }
+  L.push(`| **all edits** | ${sum.all[3]} | **${fmtPct(sum.all[0], sum.all[3])}** | ${fmtPct(sum.all[1], sum.all[3])} | ${fmtPct(sum.all[2], sum.all[3])} | ${largeSums.map(([h, n]) => `${fmtPct(h, n)} (${n})`).join(' | ')}${larger.length ? ' | ' : ''} |`);
+  L.push(`| **★ crops ≥ 50 %, scaling, JPEG, flip, ±15°** | ${sum.strict[3]} | **${fmtPct(sum.strict[0], sum.strict[3])}** | ${fmtPct(sum.strict[1], sum.strict[3])} | ${fmtPct(sum.strict[2], sum.strict[3])} | ${larger.map(() => '').join(' | ')}${larger.length ? ' | ' : ''} |`, '');
+  const fam = (f: string) => {
+    let h = 0, n = 0;
+    for (const o of first.outcomes.values()) for (const x of o) if ((x as Outcome & { family?: string }).family === f) { n++; if (x.rank === 1) h++; }
+    return fmtPct(h, n);
+  };
+  L.push(`Recall@1 by picture family at ${first.size.toLocaleString('en')}: wallpapers ${fam('wallpaper')}, astronomy ${fam('astronomy')}. IoU: target_match_rect of the right result against the known crop box (crop and combo rows; a miss counts 0).`, '');
+  L.push(`False positives (held-out photos, edits: ${FPR_EDITS.join(', ')}; any result at min_score 0 counts): engine ${ctx.scales.map((s) => `${fmtPct(s.fpr.positives, s.fpr.queries)} of ${s.fpr.queries} at ${s.size.toLocaleString('en')}`).join(', ')}; dHash ${fmtPct(ctx.baseFpr.positives, ctx.baseFpr.queries)} at ${first.size.toLocaleString('en')}.`);
+  const ex = ctx.scales.flatMap((s) => s.fpr.examples.map((e) => `${s.size}: ${e}`));
+  if (ex.length) L.push(`Examples: ${ex.slice(0, 4).join('; ')}.`);
+  L.push('');
+  L.push('| Indexed images | real photos indexed | search p50 | search p95 | searches | index load | index memory / image (heap; heap+typed arrays) | how the collection was built |', '|---|---|---|---|---|---|---|---|');
+  for (const s of ctx.scales) {
+    L.push(`| ${s.size.toLocaleString('en')} | ${s.realImages} | ${fmtMs(pct(s.searchMs, 50))} | ${fmtMs(pct(s.searchMs, 95))} | ${s.searchMs.length} | ${(s.cacheBuildMs / 1000).toFixed(1)} s | ${(s.memoryPerImage.heap / 1024).toFixed(1)} kB; ${(s.memoryPerImage.total / 1024).toFixed(1)} kB | ${s.how} |`);
+  }
+  L.push('');
+  L.push(`Where search time goes (medians; time_resize / time_search as the service reports them, the rest is the query's ORB extraction and job overhead): ${ctx.scales.map((s) => { const r = pct(s.parts.map((p) => p.resize * 1000), 50); const v = pct(s.parts.map((p) => p.search * 1000), 50); return `${s.size.toLocaleString('en')}: decode/resize ${Math.round(r)} ms, vote + verify ${Math.round(v)} ms, total ${Math.round(pct(s.searchMs, 50))} ms`; }).join('; ')}.`, '');
+  L.push(`Search latency is the search processor call (decode + normalise + ORB of the query, word voting, verification of the shortlist), measured after the index is loaded; "index load" is the first search of a fresh processor set, which reads all word lists from PGlite. Compare (edited 50 % crop vs its original, both uploads): p50 ${fmtMs(pct(ctx.compareMs, 50))}, p95 ${fmtMs(pct(ctx.compareMs, 95))} over ${ctx.compareMs.length} pairs (${ctx.compareHits} matched). Add throughput through the ingest processor (batches of 10, ≤1600 px JPEGs): ${ctx.addRate.toFixed(1)} images/s (${ctx.addDetail}).`, '');
+  const target = (ok: boolean) => (ok ? 'met' : '**missed**');
+  const allR1 = sum.all[0] / Math.max(1, sum.all[3]);
+  const strictR1 = sum.strict[0] / Math.max(1, sum.strict[3]);
+  const fprMax = Math.max(...ctx.scales.map((s) => s.fpr.positives / Math.max(1, s.fpr.queries)));
+  const at10k = ctx.scales.find((s) => s.size === 10000);
+  const p95at10k = at10k ? pct(at10k.searchMs, 95) : NaN;
+  L.push('Targets (2 cores, embedded):', '');
+  L.push(`- recall@1 ≥ 95 % over all edits: ${(100 * allR1).toFixed(1)} % — ${target(allR1 >= 0.95)}${allR1 < 0.95 ? ` by ${(95 - 100 * allR1).toFixed(1)} points` : ''}`);
+  L.push(`- recall@1 ≥ 99 % on ★ edits: ${(100 * strictR1).toFixed(1)} % — ${target(strictR1 >= 0.99)}${strictR1 < 0.99 ? ` by ${(99 - 100 * strictR1).toFixed(1)} points` : ''}`);
+  L.push(`- FPR ≤ 1 %: worst ${(100 * fprMax).toFixed(1)} % — ${target(fprMax <= 0.01)}`);
+  L.push(`- search p95 ≤ 250 ms at 10k: ${at10k ? `${Math.round(p95at10k)} ms — ${target(p95at10k <= 250)}` : 'not measured in this run'}`);
+  L.push(`- 100k measured: ${ctx.scales.some((s) => s.size === 100000) ? 'yes' : 'not in this run'}`);
+  return L.join('\n') + '\n';
+}
+
+async function writeSection(section: string): Promise<void> {
+  const file = path.join(__dirname, '..', '..', '..', 'docs', 'benchmarks.md');
+  let text = existsSync(file) ? await readFile(file, 'utf8') : '# Benchmarks\n\n';
+  const start = text.indexOf('## Matching engine');
+  if (start >= 0) {
+    const next = text.indexOf('\n## ', start + 1);
+    text = text.slice(0, start) + section + (next >= 0 ? '\n' + text.slice(next + 1) : '');
+  } else {
+    text = text.replace(/\n*$/, '\n\n') + section;
+  }
+  await writeFile(file, text);
+}
+
+// ---------- main ----------
+async function main(): Promise<void> {
+  const t0 = performance.now();
+  const rnd = mulberry32(OPTS.seed);
+  const dataset = await loadDataset(log);
+  const photos = shuffle(dataset.photos, rnd).slice(0, OPTS.photos);
+  const heldCount = Math.max(1, Math.round(photos.length * OPTS.holdout));
+  const heldOut = photos.slice(0, heldCount);
+  const collection = photos.slice(heldCount).sort((a, b) => a.id.localeCompare(b.id));
+  log(`photos: ${photos.length} (${collection.length} indexed, ${heldOut.length} held out)`);
+
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'loupe-bench-match-'));
+  const infra = await openInfrastructure(loadConfig({ DATA_DIR: dataDir, NODE_ENV: 'test' }));
+  const accountId = Number((await infra.accounts.ensure('bench')).id);
+  const b: Bench = { infra, accountId, dataDir, processors: createProcessors({ images: infra.images, blobs: infra.blobs, matchIndex: infra.matchIndex, db: infra.db }) };
+  const failures: unknown[] = [];
+  try {
+    // 1. Ingest the collection photos and synthetic scenes up to the first scale.
+    const firstSize = OPTS.scales[0];
+    const baseline: Array<{ filepath: string; hash: bigint }> = [];
+    const photoBytes = new Map<string, Buffer>();
+    let addMs = 0;
+    let added = 0;
+    const addErrors: string[] = [];
+    const batch: Array<{ filepath: string; data: Buffer }> = [];
+    const flush = async () => {
+      if (batch.length === 0) return;
+      const r = await ingest(b, batch);
+      addMs += r.ms;
+      added += r.added;
+      addErrors.push(...r.errors);
+      batch.length = 0;
+    };
+    for (const p of collection) {
+      const data = await readFile(p.file);
+      photoBytes.set(p.id, data);
+      batch.push({ filepath: pathOf(p), data });
+      baseline.push({ filepath: pathOf(p), hash: await hashOf(data) });
+      if (batch.length === 10) await flush();
+    }
+    await flush();
+    const realAdded = added;
+    const realRate = added / (addMs / 1000);
+    log(`ingested ${added} photos at ${realRate.toFixed(1)} images/s; errors: ${addErrors.length}`);
+    const synthetic = Math.max(0, firstSize - collection.length);
+    for (let i = 0; i < synthetic; i++) {
+      const w = 1200 + Math.floor(rnd() * 400);
+      const h = Math.round(w * (0.56 + rnd() * 0.3));
+      const data = await sharp(Buffer.from(sceneSvg(10_000 + i, w, h))).jpeg({ quality: 88 }).toBuffer();
+      batch.push({ filepath: `${SYNTHETIC_PREFIX}${i}.jpg`, data });
+      baseline.push({ filepath: `${SYNTHETIC_PREFIX}${i}.jpg`, hash: await hashOf(data) });
+      if (batch.length === 10) await flush();
+      if ((i + 1) % 200 === 0) log(`  synthetic ${i + 1}/${synthetic}`);
+    }
+    await flush();
+    const addRate = added / (addMs / 1000);
+    log(`ingested ${added} images in total at ${addRate.toFixed(1)} images/s`);
+
+    // 2. Queries: per edit a seeded sample of collection photos.
+    const queries: Query[] = [];
+    const searchable = collection.filter((p) => !addErrors.some((e) => e.startsWith(pathOf(p))));
+    for (const [ei, edit] of EDITS.entries()) {
+      const erand = mulberry32(OPTS.seed * 1000 + ei);
+      for (const p of shuffle(searchable, erand).slice(0, OPTS.perEdit)) {
+        const out = await edit.apply(photoBytes.get(p.id)!, p.width, p.height, erand);
+        queries.push({ edit, photo: p, filepath: pathOf(p), data: out.data, truth: out.truth });
+      }
+    }
+    const fprQueries: Query[] = [];
+    for (const p of heldOut.slice(0, OPTS.fpr)) {
+      const data = await readFile(p.file);
+      const frand = mulberry32(OPTS.seed * 7919 + fprQueries.length);
+      for (const name of FPR_EDITS) {
+        const edit = EDITS.find((e) => e.name === name)!;
+        fprQueries.push({ edit, photo: p, filepath: '', data: (await edit.apply(data, p.width, p.height, frand)).data });
+      }
+    }
+    log(`queries: ${queries.length} edited collection photos, ${fprQueries.length} non-collection`);
+
+    // 3. Scales.
+    const reports: ScaleReport[] = [];
+    const baseFpr = { queries: 0, positives: 0 };
+    const compareMs: number[] = [];
+    let compareHits = 0;
+    let rows = added;
+    for (const [si, size] of OPTS.scales.entries()) {
+      const report: ScaleReport = {
+        size: si === 0 ? added : size, realImages: realAdded, how: '', searchMs: [], parts: [], cacheBuildMs: 0, memoryPerImage: { heap: 0, total: 0 },
+        outcomes: new Map(), fpr: { queries: 0, positives: 0, examples: [] },
+      };
+      if (si === 0) {
+        report.how = `${realAdded} photos + ${added - realAdded} synthetic scenes, all through the ingest processor`;
+      } else {
+        const extra = size - rows;
+        log(`scale ${size}: adding ${extra} distractor rows`);
+        report.insertRowsPerSec = await addDistractorRows(b, extra, rows, rnd);
+        rows = size;
+        report.how = `the ${reports[0].size.toLocaleString('en')} above + ${(size - reports[0].size).toLocaleString('en')} distractor rows rows added by SQL (images + image_features + image_words, 1000 per statement): features copied from an ingested synthetic scene, its words with ${DISTRACTOR_RESAMPLE * 100} % replaced by draws from the collection's word frequencies`;
+      }
+      log(`scale ${report.size}: loading index`);
+      await freshCache(b, queries[0]?.data ?? fprQueries[0].data, report);
+      log(`  index load ${(report.cacheBuildMs / 1000).toFixed(1)} s, ${(report.memoryPerImage.total / 1024).toFixed(1)} kB/image`);
+      const perEdit = si === 0 ? OPTS.perEdit : OPTS.recheck;
+      const subset = queries.filter((q) => queries.filter((x) => x.edit === q.edit).indexOf(q) < perEdit);
+      await runQueries(b, subset, si === 0 ? baseline : null, report, failures);
+      const fprSubset = si === 0 ? fprQueries : fprQueries.slice(0, FPR_EDITS.length * 20);
+      await runFpr(b, fprSubset, si === 0 ? baseline : null, report, si === 0 ? baseFpr : undefined);
+      if (si === 0) baseFpr.queries = fprQueries.length;
+      if (si === 0) {
+        for (const q of queries.filter((x) => x.edit.name === 'crop 50 %').slice(0, 30)) {
+          const r = await compare(b, q.data, photoBytes.get(q.photo.id)!);
+          compareMs.push(r.ms);
+          if (r.result.items.length > 0) compareHits++;
+        }
+      }
+      for (const [name, list] of report.outcomes) {
+        // Family per outcome for the family line.
+        const qs = subset.filter((q) => q.edit.name === name);
+        list.forEach((o, i) => ((o as Outcome & { family?: string }).family = qs[i].photo.family));
+      }
+      log(`  scale ${report.size}: search p50 ${Math.round(pct(report.searchMs, 50))} ms, p95 ${Math.round(pct(report.searchMs, 95))} ms; fpr ${report.fpr.positives}/${report.fpr.queries}`);
+      reports.push(report);
+    }
+    await mkdir(CACHE_DIR, { recursive: true });
+    await writeFile(path.join(CACHE_DIR, 'failures.json'), JSON.stringify(failures, null, 1));
+    const command = `npx tsx --expose-gc tools/bench/match/run.ts ${process.argv.slice(2).join(' ')}`.trim();
+    const report = renderReport({
+      command,
+      photos: dataset.photos.length,
+      wallpapers: dataset.photos.filter((p) => p.family === 'wallpaper').length,
+      astronomy: dataset.photos.filter((p) => p.family === 'astronomy').length,
+      collectionPhotos: realAdded,
+      heldOut: heldOut.length,
+      dropped: `${dataset.scanned} files scanned, ${dataset.dropped.small} too small (< 400 px) or unreadable, ${dataset.dropped.identical} identical, ${dataset.dropped.variants} size/variant copies, ${dataset.dropped.nearDuplicates} dHash near-duplicates${photos.length < dataset.photos.length ? `; this run uses ${photos.length}` : ''}${addErrors.length ? `; ${addErrors.length} refused at ingest` : ''}`,
+      scales: reports,
+      baseFpr,
+      addRate,
+      addDetail: `photos alone ${realRate.toFixed(1)} images/s`,
+      compareMs,
+      compareHits,
+      wallSeconds: (performance.now() - t0) / 1000,
+      perEdit: OPTS.perEdit,
+      recheck: OPTS.recheck,
+    });
+    process.stdout.write(report);
+    if (OPTS.write) await writeSection(report);
+  } finally {
+    await infra.close();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

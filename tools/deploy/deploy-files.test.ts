@@ -1,0 +1,653 @@
+/**
+ * The deployment files (docker-compose.yml, .env.example, .dockerignore, apps/*\/Dockerfile, infra/k8s) cannot be run
+ * here (no Docker engine, no cluster), so they are checked statically:
+ *  - every YAML file parses (no duplicate keys);
+ *  - docker-compose.yml, interpolated with .env.example as Compose would, against the Compose specification schema;
+ *  - every Kubernetes object against the Kubernetes API schemas and types (kubernetes-models);
+ *  - consistency with the code: every environment variable set is one the app reads, ports match PORT, probe paths
+ *    are the documented ones, workers publish no ports, WORKER_QUEUES names real job kinds;
+ *  - the health-check script against fake servers.
+ */
+import { spawnSync, spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse, parseAllDocuments } from 'yaml';
+import { ALL_JOB_KINDS } from '../../libs/jobs/src/contracts';
+import { DEFAULT_POLICY } from '../../libs/queue/src/policy';
+import { createProcessors, type ProcessorDeps } from '../../libs/jobs/src/processors';
+import { composeValidator, dockerignoreKeeps, interpolate, parseDotEnv, type Interpolation } from './compose';
+import { quantity, schemaErrors, typeErrors, type K8sObject } from './kubernetes';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const read = (rel: string): string => readFileSync(path.join(ROOT, rel), 'utf8');
+
+const PORT = 8080;
+const LIVE_PATH = '/health/live';
+const READY_PATH = '/health/ready';
+const APPS = ['gateway', 'worker'] as const;
+const HEALTHCHECK_SCRIPT = 'infra/docker/healthcheck.cjs';
+
+// ---------------------------------------------------------------------------------------------------------------
+// What the code reads
+
+/** Environment variables the gateway and workers read: libs/runtime/src/config.ts and apps/worker/src/main.ts. */
+function variablesTheAppReads(): Set<string> {
+  const names = new Set<string>();
+  for (const file of ['libs/runtime/src/config.ts', 'apps/worker/src/main.ts']) {
+    const text = read(file);
+    for (const m of text.matchAll(/\benv\.([A-Z][A-Z0-9_]*)/g)) names.add(m[1]);
+    // intFromEnv(env, 'PORT', ...), boolFromEnv(env, 'RUN_WORKERS', ...), env['X']
+    for (const m of text.matchAll(/FromEnv\(\s*env\s*,\s*'([A-Z][A-Z0-9_]*)'/g)) names.add(m[1]);
+    for (const m of text.matchAll(/\benv\[\s*'([A-Z][A-Z0-9_]*)'\s*\]/g)) names.add(m[1]);
+  }
+  return names;
+}
+const APP_VARIABLES = variablesTheAppReads();
+
+// ---------------------------------------------------------------------------------------------------------------
+// The files
+
+const YAML_FILES = [
+  'docker-compose.yml',
+  ...readdirSync(path.join(ROOT, 'infra/k8s'))
+    .filter((f) => /\.ya?ml$/.test(f))
+    .map((f) => `infra/k8s/${f}`),
+];
+const K8S_FILES = YAML_FILES.filter((f) => f.startsWith('infra/k8s/') && !f.endsWith('kustomization.yaml'));
+
+/** Compose keeps YAML merge keys (<<) of YAML 1.1; the yaml package resolves them with `merge: true`. */
+const composeRaw = parse(read('docker-compose.yml'), { merge: true }) as ComposeFile;
+const dotEnv = parseDotEnv(read('.env.example'));
+const interpolation: Interpolation = { referenced: new Map() };
+const compose = interpolate(composeRaw, dotEnv, interpolation);
+
+interface ComposeService {
+  image?: string;
+  build?: { context: string; dockerfile: string };
+  environment?: Record<string, string | number | boolean | null>;
+  ports?: (string | number)[];
+  expose?: unknown[];
+  container_name?: string;
+  depends_on?: Record<string, { condition: string }>;
+  healthcheck?: { test: string[] | string; disable?: boolean };
+  volumes?: (string | { type: string; source?: string })[];
+  network_mode?: string;
+}
+interface ComposeFile {
+  services: Record<string, ComposeService>;
+  volumes?: Record<string, unknown>;
+}
+
+const k8sObjects: (K8sObject & { file: string })[] = K8S_FILES.flatMap((file) =>
+  parseAllDocuments(read(file)).map((doc) => ({ ...(doc.toJS() as K8sObject), file })),
+);
+const kustomization = parse(read('infra/k8s/kustomization.yaml')) as {
+  apiVersion: string;
+  kind: string;
+  namespace: string;
+  resources: string[];
+  images?: { name: string; newName?: string; newTag?: string }[];
+};
+
+interface Container {
+  name: string;
+  image: string;
+  ports?: { name?: string; containerPort: number; hostPort?: number }[];
+  env?: { name: string; value?: string }[];
+  envFrom?: { configMapRef?: { name: string }; secretRef?: { name: string } }[];
+  livenessProbe?: Probe;
+  readinessProbe?: Probe;
+  startupProbe?: Probe;
+  resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
+  securityContext?: {
+    allowPrivilegeEscalation?: boolean;
+    readOnlyRootFilesystem?: boolean;
+    capabilities?: { drop?: string[] };
+  };
+}
+interface Probe {
+  httpGet?: { path: string; port: number | string };
+  exec?: { command: string[] };
+}
+interface PodSpec {
+  containers: Container[];
+  hostNetwork?: boolean;
+  securityContext?: { runAsNonRoot?: boolean; runAsUser?: number; seccompProfile?: { type: string } };
+}
+interface Deployment extends K8sObject {
+  spec: {
+    replicas?: number;
+    selector: { matchLabels: Record<string, string> };
+    template: { metadata: { labels: Record<string, string> }; spec: PodSpec };
+  };
+}
+
+const ofKind = <T extends K8sObject = K8sObject>(kind: string): T[] =>
+  k8sObjects.filter((o) => o.kind === kind) as unknown as T[];
+const deployments = ofKind<Deployment>('Deployment');
+const byComponent = (component: string): Deployment => {
+  const found = deployments.find((d) => d.metadata.labels?.['app.kubernetes.io/component'] === component);
+  if (!found) throw new Error(`no Deployment with component ${component}`);
+  return found;
+};
+const gatewayDeployment = byComponent('gateway');
+const workerDeployments = deployments.filter((d) => d !== gatewayDeployment);
+const configMap = ofKind('ConfigMap')[0] as K8sObject & { data: Record<string, string> };
+const secret = ofKind('Secret')[0] as K8sObject & { stringData?: Record<string, string>; data?: Record<string, string> };
+
+/** Dockerfile instructions, with line continuations joined and comments dropped. */
+function dockerfile(app: string): { instruction: string; args: string; stage: number }[] {
+  const joined = read(`apps/${app}/Dockerfile`)
+    .split('\n')
+    .filter((l) => !/^\s*#/.test(l))
+    .join('\n')
+    .replace(/\\\n/g, ' ');
+  let stage = -1;
+  return joined
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .map((line) => {
+      const [instruction, ...rest] = line.split(/\s+/);
+      if (instruction.toUpperCase() === 'FROM') stage++;
+      return { instruction: instruction.toUpperCase(), args: rest.join(' '), stage };
+    });
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+
+describe('the code the deployment files are checked against', () => {
+  it('reads the variables this test expects from libs/runtime/src/config.ts and apps/worker/src/main.ts', () => {
+    for (const name of ['PORT', 'DATABASE_URL', 'REDIS_URL', 'S3_ENDPOINT', 'ACCOUNTS', 'RUN_WORKERS', 'WORKER_QUEUES']) {
+      expect(APP_VARIABLES, name).toContain(name);
+    }
+  });
+
+  it('listens on 8080 unless PORT says otherwise', () => {
+    expect(read('libs/runtime/src/config.ts')).toMatch(/intFromEnv\(env, 'PORT', 8080\)/);
+  });
+});
+
+describe('YAML files', () => {
+  it.each(YAML_FILES)('%s parses without errors or warnings (duplicate keys included)', (file) => {
+    for (const doc of parseAllDocuments(read(file))) {
+      expect(doc.errors.map((e) => e.message)).toEqual([]);
+      expect(doc.warnings.map((e) => e.message)).toEqual([]);
+      expect(doc.toJS()).toBeTruthy();
+    }
+  });
+});
+
+describe('docker-compose.yml', () => {
+  const validate = composeValidator();
+
+  it('validates against the Compose specification schema once interpolated with .env.example', () => {
+    const valid = validate(compose);
+    expect(validate.errors ?? [], JSON.stringify(validate.errors, null, 2)).toEqual([]);
+    expect(valid).toBe(true);
+  });
+
+  it('is checked by a schema that does reject a misspelt key', () => {
+    const broken = structuredClone(compose) as unknown as { services: Record<string, Record<string, unknown>> };
+    broken.services.worker.helthcheck = broken.services.worker.healthcheck;
+    expect(validate(broken)).toBe(false);
+  });
+
+  it('uses only variables documented in .env.example, and .env.example documents nothing unused', () => {
+    const referenced = [...interpolation.referenced.keys()].sort();
+    expect(referenced).toEqual([...dotEnv.keys()].sort());
+  });
+
+  it('has a value in .env.example for every variable it requires', () => {
+    for (const [name, { required }] of interpolation.referenced) {
+      if (required) expect(dotEnv.get(name), name).toBeTruthy();
+    }
+  });
+
+  it('runs redis, postgres, minio, the gateway and the worker', () => {
+    expect(Object.keys(compose.services).sort()).toEqual(['gateway', 'minio', 'postgres', 'redis', 'worker']);
+  });
+
+  it('gives every service a health check', () => {
+    for (const [name, service] of Object.entries(compose.services)) {
+      expect(service.healthcheck?.test, name).toBeTruthy();
+      expect(service.healthcheck?.disable, name).not.toBe(true);
+    }
+  });
+
+  it('starts the gateway and the worker only once the servers they use are healthy', () => {
+    for (const app of APPS) {
+      expect(compose.services[app].depends_on).toEqual({
+        postgres: { condition: 'service_healthy' },
+        redis: { condition: 'service_healthy' },
+        minio: { condition: 'service_healthy' },
+      });
+    }
+  });
+
+  it('keeps data in named volumes that are declared', () => {
+    const declared = Object.keys(compose.volumes ?? {});
+    for (const name of ['redis', 'postgres', 'minio']) {
+      const mounts = compose.services[name].volumes ?? [];
+      expect(mounts.length, name).toBeGreaterThan(0);
+      for (const mount of mounts) {
+        const source = typeof mount === 'string' ? mount.split(':')[0] : mount.source;
+        expect(declared, `${name}: ${String(source)}`).toContain(source);
+      }
+    }
+  });
+
+  it('lets the worker scale: no container_name, no published or fixed port', () => {
+    const worker = compose.services.worker;
+    expect(worker.container_name).toBeUndefined();
+    expect(worker.ports).toBeUndefined();
+    expect(worker.network_mode).toBeUndefined();
+    for (const [name, service] of Object.entries(compose.services)) expect(service.container_name, name).toBeUndefined();
+  });
+
+  it('publishes the gateway on its PORT, and PORT is the one the image and config use', () => {
+    const gateway = compose.services.gateway;
+    expect(gateway.environment?.PORT).toBe(String(PORT));
+    expect(gateway.ports).toHaveLength(1);
+    const containerPort = String(gateway.ports?.[0]).split(':').pop();
+    expect(containerPort).toBe(String(PORT));
+  });
+
+  it('sets only variables the gateway and workers read', () => {
+    for (const app of APPS) {
+      for (const name of Object.keys(compose.services[app].environment ?? {})) {
+        expect(APP_VARIABLES, `${app}: ${name}`).toContain(name);
+      }
+    }
+  });
+
+  it('connects the apps to the compose services, with workers out of the gateway process', () => {
+    for (const app of APPS) {
+      const env = compose.services[app].environment ?? {};
+      expect(env.REDIS_URL).toBe('redis://redis:6379');
+      expect(env.S3_ENDPOINT).toBe('http://minio:9000');
+      expect(String(env.DATABASE_URL)).toMatch(/^postgres:\/\/[^:]+:[^@]+@postgres:5432\/\w+$/);
+    }
+    expect(compose.services.gateway.environment?.RUN_WORKERS).toBe('false');
+  });
+
+  it('has a valid override example for split worker pools in infra/README.md', () => {
+    const block = /```yaml\n(services:[\s\S]*?)```/.exec(read('infra/README.md'))?.[1];
+    expect(block).toBeTruthy();
+    const override = parse(block!) as ComposeFile;
+    expect(validate(override), JSON.stringify(validate.errors)).toBe(true);
+    expect(Object.keys(override.services)).toEqual(['worker', 'worker-search']);
+  });
+
+  it('builds each app from its Dockerfile and checks it with the same script as the image', () => {
+    for (const app of APPS) {
+      const service = compose.services[app];
+      expect(service.build).toEqual({ context: '.', dockerfile: `apps/${app}/Dockerfile` });
+      expect(existsSync(path.join(ROOT, service.build!.dockerfile))).toBe(true);
+    }
+    expect(compose.services.gateway.healthcheck?.test).toEqual(['CMD', 'node', HEALTHCHECK_SCRIPT, 'http', LIVE_PATH]);
+    expect(compose.services.worker.healthcheck?.test).toEqual(['CMD', 'node', HEALTHCHECK_SCRIPT, 'redis']);
+  });
+});
+
+describe.each(APPS)('apps/%s/Dockerfile', (app) => {
+  const steps = dockerfile(app);
+  const finalStage = Math.max(...steps.map((s) => s.stage));
+  const final = steps.filter((s) => s.stage === finalStage);
+
+  it('is multi-stage, every stage on node:20-bookworm-slim', () => {
+    const arg = steps.find((s) => s.instruction === 'ARG' && s.args.startsWith('NODE_IMAGE='));
+    expect(arg?.args).toBe('NODE_IMAGE=node:20-bookworm-slim');
+    const froms = steps.filter((s) => s.instruction === 'FROM');
+    expect(froms.length).toBeGreaterThanOrEqual(2);
+    for (const from of froms) expect(from.args).toMatch(/^\$\{NODE_IMAGE\} AS \w+$/);
+  });
+
+  it('installs production dependencies only, from the lockfile, tsx among them', () => {
+    const runs = steps.filter((s) => s.instruction === 'RUN').map((s) => s.args).join('\n');
+    expect(runs).toMatch(/npm install --omit=dev/);
+    expect(runs).not.toMatch(/npm (ci|install)(?! --omit=dev)/);
+    const manifest = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+    expect(manifest.dependencies.tsx, 'tsx runs the apps, so it must be a production dependency').toBeDefined();
+    const copies = final.filter((s) => s.instruction === 'COPY').map((s) => s.args);
+    expect(copies).toContain('--from=deps /app/node_modules ./node_modules');
+  });
+
+  it('runs as the non-root node user (uid 1000, as the Kubernetes manifests expect) with a HEALTHCHECK', () => {
+    expect(final.filter((s) => s.instruction === 'USER').map((s) => s.args)).toEqual(['node']);
+    const healthcheck = final.find((s) => s.instruction === 'HEALTHCHECK');
+    expect(healthcheck?.args).toContain(`CMD ["node", "${HEALTHCHECK_SCRIPT}", ${app === 'gateway' ? `"http", "${LIVE_PATH}"` : '"redis"'}]`);
+  });
+
+  it('starts the app the documented way', () => {
+    const cmd = final.find((s) => s.instruction === 'CMD')?.args;
+    expect(cmd).toBe(`["node", "--import", "tsx", "apps/${app}/src/main.ts"]`);
+  });
+
+  it('sets only variables the app reads, and exposes PORT only for the gateway', () => {
+    for (const env of final.filter((s) => s.instruction === 'ENV')) {
+      for (const m of env.args.matchAll(/([A-Z][A-Z0-9_]*)=/g)) expect(APP_VARIABLES, m[1]).toContain(m[1]);
+    }
+    const expose = final.filter((s) => s.instruction === 'EXPOSE').map((s) => s.args);
+    if (app === 'gateway') {
+      expect(expose).toEqual([String(PORT)]);
+      expect(final.find((s) => s.instruction === 'ENV')?.args).toContain(`PORT=${PORT}`);
+    } else {
+      expect(expose).toEqual([]);
+    }
+  });
+
+  it('copies only paths that exist and that .dockerignore keeps in the build context', () => {
+    const dockerignore = read('.dockerignore');
+    for (const copy of steps.filter((s) => s.instruction === 'COPY' && !s.args.startsWith('--from'))) {
+      const sources = copy.args.split(/\s+/).slice(0, -1);
+      for (const source of sources) {
+        if (source === '.') continue;
+        expect(existsSync(path.join(ROOT, source)), source).toBe(true);
+        expect(dockerignoreKeeps(dockerignore, source), source).toBe(true);
+      }
+    }
+  });
+});
+
+describe('.dockerignore', () => {
+  const dockerignore = read('.dockerignore');
+
+  it('keeps what the images need at run time', () => {
+    for (const file of [
+      'package.json',
+      'package-lock.json',
+      'tsconfig.json',
+      'tsconfig.base.json',
+      'apps/gateway/src/main.ts',
+      'apps/worker/src/main.ts',
+      'libs/runtime/src/config.ts',
+      'libs/fingerprint/data/vocabulary.bin',
+      HEALTHCHECK_SCRIPT,
+      ...['auth', 'jobs', 'storage'].map((lib) => `libs/${lib}/package.json`),
+    ]) {
+      expect(dockerignoreKeeps(dockerignore, file), file).toBe(true);
+    }
+  });
+
+  it('leaves out installed modules, local data and secrets, and VCS', () => {
+    for (const file of [
+      'node_modules/sharp/package.json',
+      'libs/storage/node_modules/x/index.js',
+      'data/pg/PG_VERSION',
+      '.env',
+      '.git/HEAD',
+      'infra/k8s/secret.yaml',
+      'libs/runtime/src/config.test.ts',
+    ]) {
+      expect(dockerignoreKeeps(dockerignore, file), file).toBe(false);
+    }
+  });
+});
+
+describe('infra/k8s', () => {
+  it('lists every manifest in kustomization.yaml, and nothing else', () => {
+    expect(kustomization.apiVersion).toBe('kustomize.config.k8s.io/v1beta1');
+    expect(kustomization.kind).toBe('Kustomization');
+    expect([...kustomization.resources].sort()).toEqual(K8S_FILES.map((f) => path.basename(f)).sort());
+  });
+
+  it('has the namespace, ConfigMap, Secret, Deployments, Service, HPA and PodDisruptionBudget', () => {
+    const kinds = new Set(k8sObjects.map((o) => o.kind));
+    for (const kind of ['Namespace', 'ConfigMap', 'Secret', 'Deployment', 'Service', 'HorizontalPodAutoscaler', 'PodDisruptionBudget']) {
+      expect(kinds, kind).toContain(kind);
+    }
+  });
+
+  it('puts everything in the kustomization namespace', () => {
+    const namespace = ofKind('Namespace')[0];
+    expect(namespace.metadata.name).toBe(kustomization.namespace);
+    for (const obj of k8sObjects.filter((o) => o.kind !== 'Namespace')) {
+      expect(obj.metadata.namespace, `${obj.kind}/${obj.metadata.name}`).toBe(kustomization.namespace);
+    }
+  });
+
+  it.each(k8sObjects.map((o) => [`${o.kind}/${o.metadata.name}`, o] as const))(
+    '%s validates against the Kubernetes API schema',
+    (_label, obj) => {
+      const { file: _file, ...manifest } = obj;
+      expect(schemaErrors(manifest as K8sObject)).toEqual([]);
+    },
+  );
+
+  it('uses only fields the Kubernetes API knows, with the right types (no misspelt keys)', () => {
+    const manifests = k8sObjects.map(({ file: _file, ...manifest }) => manifest as K8sObject);
+    expect(typeErrors(manifests)).toEqual([]);
+  });
+
+  it('is checked by validators that do reject a wrong type and a misspelt field', () => {
+    const broken = structuredClone(gatewayDeployment) as Deployment & { file?: string };
+    delete broken.file;
+    (broken.spec.template.spec.containers[0].ports![0] as { containerPort: unknown }).containerPort = 'http';
+    expect(schemaErrors(broken)).not.toEqual([]);
+    const misspelt = structuredClone(gatewayDeployment) as Deployment & { file?: string };
+    delete misspelt.file;
+    const container = misspelt.spec.template.spec.containers[0] as Container & { readinesProbe?: Probe };
+    container.readinesProbe = container.readinessProbe;
+    expect(typeErrors([misspelt]).join('\n')).toMatch(/readinesProbe/);
+  });
+
+  it('keeps the ConfigMap free of credentials and the Secret as placeholders', () => {
+    for (const name of ['DATABASE_URL', 'REDIS_URL', 'S3_ACCESS_KEY', 'S3_SECRET_KEY', 'ACCOUNTS']) {
+      expect(Object.keys(configMap.data), name).not.toContain(name);
+      expect(secret.stringData?.[name], name).toMatch(/CHANGE-ME/);
+    }
+    for (const value of Object.values(configMap.data)) expect(typeof value).toBe('string');
+  });
+
+  it('sets only variables the gateway and workers read', () => {
+    const names = [
+      ...Object.keys(configMap.data),
+      ...Object.keys(secret.stringData ?? {}),
+      ...Object.keys(secret.data ?? {}),
+      ...deployments.flatMap((d) => d.spec.template.spec.containers.flatMap((c) => (c.env ?? []).map((e) => e.name))),
+    ];
+    for (const name of names) expect(APP_VARIABLES, name).toContain(name);
+  });
+
+  it('loads settings from the ConfigMap and Secret that exist', () => {
+    for (const d of deployments) {
+      for (const c of d.spec.template.spec.containers) {
+        const from = c.envFrom ?? [];
+        expect(from.map((f) => f.configMapRef?.name).filter(Boolean), d.metadata.name).toEqual([configMap.metadata.name]);
+        expect(from.map((f) => f.secretRef?.name).filter(Boolean), d.metadata.name).toEqual([secret.metadata.name]);
+      }
+    }
+  });
+
+  it('serves the gateway on PORT, behind a Service, with the documented probe paths', () => {
+    expect(configMap.data.PORT).toBe(String(PORT));
+    const [container] = gatewayDeployment.spec.template.spec.containers;
+    expect(container.ports).toEqual([{ name: 'http', containerPort: PORT, protocol: 'TCP' }]);
+    expect(container.livenessProbe?.httpGet).toEqual({ path: LIVE_PATH, port: 'http' });
+    expect(container.readinessProbe?.httpGet).toEqual({ path: READY_PATH, port: 'http' });
+    expect(container.startupProbe?.httpGet).toEqual({ path: LIVE_PATH, port: 'http' });
+    const [service] = ofKind<K8sObject & { spec: { selector: Record<string, string>; ports: { targetPort: string | number }[] } }>('Service');
+    expect(service.spec.selector).toEqual(gatewayDeployment.spec.template.metadata.labels);
+    for (const port of service.spec.ports) expect([PORT, 'http']).toContain(port.targetPort);
+  });
+
+  it('gives no worker and no pod a port on the host', () => {
+    for (const d of deployments) {
+      expect(d.spec.template.spec.hostNetwork, d.metadata.name).not.toBe(true);
+      for (const c of d.spec.template.spec.containers) {
+        for (const port of c.ports ?? []) expect(port.hostPort, d.metadata.name).toBeUndefined();
+      }
+    }
+    for (const d of workerDeployments) {
+      for (const c of d.spec.template.spec.containers) expect(c.ports, d.metadata.name).toBeUndefined();
+    }
+  });
+
+  it('checks worker readiness with the image health-check script (workers have no HTTP endpoint)', () => {
+    for (const d of workerDeployments) {
+      const [container] = d.spec.template.spec.containers;
+      expect(container.readinessProbe?.exec?.command).toEqual(['node', HEALTHCHECK_SCRIPT, 'redis']);
+    }
+  });
+
+  it('gives every job kind exactly one worker group: writes to worker-write, reads to worker-search', () => {
+    const queues = (d: Deployment): string[] =>
+      (d.spec.template.spec.containers[0].env ?? []).find((e) => e.name === 'WORKER_QUEUES')!.value!.split(',');
+    const write = queues(byComponent('worker-write'));
+    const search = queues(byComponent('worker-search'));
+    expect(write).toEqual(expect.arrayContaining(['ingest', 'delete', 'fingerprint']));
+    expect(search).toEqual(expect.arrayContaining(['search', 'compare']));
+    // The groups follow the queue policy's classes, so a new job kind fails here until it is given a group.
+    expect([...write].sort()).toEqual(ALL_JOB_KINDS.filter((k) => DEFAULT_POLICY.classOf(k) === 'write').sort());
+    expect([...search].sort()).toEqual(ALL_JOB_KINDS.filter((k) => DEFAULT_POLICY.classOf(k) === 'read').sort());
+    const all = workerDeployments.flatMap(queues);
+    expect(new Set(all).size).toBe(all.length);
+    // apps/worker/src/main.ts refuses to start with a kind it has no processor for.
+    const deps = { images: {}, blobs: {}, matchIndex: {}, db: {} } as unknown as ProcessorDeps;
+    expect(Object.keys(createProcessors(deps))).toEqual(expect.arrayContaining(all));
+    for (const d of workerDeployments) {
+      const concurrency = d.spec.template.spec.containers[0].env?.find((e) => e.name === 'WORKER_CONCURRENCY')?.value;
+      expect(Number(concurrency), d.metadata.name).toBeGreaterThanOrEqual(1);
+    }
+  });
+
+  it('gives every container CPU and memory requests and limits, requests within limits', () => {
+    for (const d of deployments) {
+      for (const c of d.spec.template.spec.containers) {
+        for (const resource of ['cpu', 'memory']) {
+          const request = c.resources?.requests?.[resource];
+          const limit = c.resources?.limits?.[resource];
+          expect(request, `${d.metadata.name} ${resource} request`).toBeDefined();
+          expect(limit, `${d.metadata.name} ${resource} limit`).toBeDefined();
+          expect(quantity(request!)).toBeLessThanOrEqual(quantity(limit!));
+        }
+      }
+    }
+    // OpenCV-WASM needs about 300 MB per worker process, plus sharp's decode buffers.
+    for (const d of workerDeployments) {
+      expect(quantity(d.spec.template.spec.containers[0].resources!.limits!.memory)).toBeGreaterThanOrEqual(1024 * 2 ** 20);
+    }
+  });
+
+  it('selects each Deployment\'s own pods, and points the Service, HPA and PDBs at existing Deployments', () => {
+    const matches = (selector: Record<string, string>, labels: Record<string, string>) =>
+      Object.entries(selector).every(([k, v]) => labels[k] === v);
+    for (const d of deployments) {
+      expect(matches(d.spec.selector.matchLabels, d.spec.template.metadata.labels), d.metadata.name).toBe(true);
+      const others = deployments.filter((o) => o !== d && matches(d.spec.selector.matchLabels, o.spec.template.metadata.labels));
+      expect(others, d.metadata.name).toEqual([]);
+    }
+    for (const pdb of ofKind<K8sObject & { spec: { selector: { matchLabels: Record<string, string> } } }>('PodDisruptionBudget')) {
+      const targets = deployments.filter((d) => matches(pdb.spec.selector.matchLabels, d.spec.template.metadata.labels));
+      expect(targets.length, pdb.metadata.name).toBe(1);
+    }
+    const [hpa] = ofKind<K8sObject & { spec: { scaleTargetRef: { kind: string; name: string }; minReplicas: number } }>('HorizontalPodAutoscaler');
+    const search = byComponent('worker-search');
+    expect(hpa.spec.scaleTargetRef).toMatchObject({ kind: 'Deployment', name: search.metadata.name });
+    // The HPA owns the replica count; a fixed one would be reset on every apply.
+    expect(search.spec.replicas).toBeUndefined();
+    expect(hpa.spec.minReplicas).toBeGreaterThanOrEqual(2);
+  });
+
+  it('runs every pod as the image\'s non-root user under the restricted pod security profile', () => {
+    expect(ofKind('Namespace')[0].metadata.labels?.['pod-security.kubernetes.io/enforce']).toBe('restricted');
+    for (const d of deployments) {
+      const pod = d.spec.template.spec;
+      expect(pod.securityContext, d.metadata.name).toMatchObject({
+        runAsNonRoot: true,
+        runAsUser: 1000,
+        seccompProfile: { type: 'RuntimeDefault' },
+      });
+      for (const c of pod.containers) {
+        expect(c.securityContext, d.metadata.name).toMatchObject({
+          allowPrivilegeEscalation: false,
+          readOnlyRootFilesystem: true,
+          capabilities: { drop: ['ALL'] },
+        });
+      }
+    }
+  });
+
+  it('uses the two images the kustomization names', () => {
+    const images = new Set(deployments.flatMap((d) => d.spec.template.spec.containers.map((c) => c.image)));
+    expect([...images].sort()).toEqual((kustomization.images ?? []).map((i) => i.name).sort());
+    expect(gatewayDeployment.spec.template.spec.containers[0].image).toBe('loupe-gateway');
+    for (const d of workerDeployments) expect(d.spec.template.spec.containers[0].image).toBe('loupe-worker');
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+
+describe('infra/docker/healthcheck.cjs', () => {
+  const script = path.join(ROOT, HEALTHCHECK_SCRIPT);
+
+  /** Runs the script asynchronously (the fake servers live in this process) and resolves to its exit code. */
+  function runCheck(args: string[], env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+    return new Promise((resolve) => {
+      const child = spawn(process.execPath, [script, ...args], {
+        env: { PATH: process.env.PATH ?? '', HEALTHCHECK_TIMEOUT_MS: '2000', ...env },
+      });
+      let output = '';
+      child.stdout.on('data', (c) => (output += c));
+      child.stderr.on('data', (c) => (output += c));
+      child.on('close', (code) => resolve({ code, output }));
+    });
+  }
+
+  async function withServer<T>(server: http.Server | net.Server, fn: (port: number) => Promise<T>): Promise<T> {
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      return await fn((server.address() as net.AddressInfo).port);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  }
+
+  it('is healthy when the gateway answers 2xx on /health/live, unhealthy on 404 or no answer', async () => {
+    const seen: string[] = [];
+    let status = 200;
+    const server = http.createServer((req, res) => {
+      seen.push(req.url ?? '');
+      res.writeHead(status).end('{}');
+    });
+    await withServer(server, async (port) => {
+      expect((await runCheck(['http'], { PORT: String(port) })).code).toBe(0);
+      status = 404;
+      expect((await runCheck(['http', LIVE_PATH], { PORT: String(port) })).code).toBe(1);
+    });
+    expect(seen).toEqual([LIVE_PATH, LIVE_PATH]);
+    const closed = await withServer(net.createServer(), async (port) => port);
+    expect((await runCheck(['http'], { PORT: String(closed) })).code).toBe(1);
+  });
+
+  it('is healthy when Redis answers PING (with AUTH and SELECT from REDIS_URL), unhealthy on an error reply', async () => {
+    const received: string[] = [];
+    let reply = (command: string): string => (command.includes('PING') ? '+PONG\r\n' : '+OK\r\n');
+    const server = net.createServer((socket) => {
+      socket.on('data', (chunk) => {
+        const text = chunk.toString();
+        received.push(text);
+        // One reply per RESP command in the chunk.
+        const commands = text.split(/\*\d+\r\n/).filter(Boolean);
+        socket.write(commands.map((c) => reply(c)).join(''));
+      });
+    });
+    await withServer(server, async (port) => {
+      const ok = await runCheck(['redis'], { REDIS_URL: `redis://:s3cret@127.0.0.1:${port}/2` });
+      expect(ok.code, ok.output).toBe(0);
+      expect(received.join('')).toContain('$4\r\nAUTH\r\n$6\r\ns3cret\r\n');
+      expect(received.join('')).toContain('$6\r\nSELECT\r\n$1\r\n2\r\n');
+      reply = (command) => (command.includes('AUTH') ? '-WRONGPASS invalid password\r\n' : '+PONG\r\n');
+      expect((await runCheck(['redis'], { REDIS_URL: `redis://:bad@127.0.0.1:${port}` })).code).toBe(1);
+    });
+    expect((await runCheck(['redis'], {})).code).toBe(1);
+  });
+
+  it('refuses an unknown mode', () => {
+    expect(spawnSync(process.execPath, [script, 'tcp']).status).toBe(1);
+  });
+});
