@@ -10,7 +10,7 @@ import { compareByMetadata, returnedMetadata } from './color-metadata';
 import {
   CachedPalette, notInCollectionMessage, PaletteCache, paletteOptions, palettesOfStaged, toStoredPalette,
 } from './color-palettes';
-import { globToRegExp } from './match/path-filter';
+import { pathPredicate } from './match/path-filter';
 import { Stopwatch } from './stopwatch';
 
 /**
@@ -79,12 +79,10 @@ export class ColorService {
 
     const collection = await this.cache.get(ref);
     const matches = payload.metadata ? await this.colors.matchMetadata(ref, payload.metadata) : undefined;
-    const nameFilter = payload.name_filter ? globToRegExp(payload.name_filter) : undefined;
-    const pathFilter = payload.path_filter ? globToRegExp(payload.path_filter) : undefined;
+    // The same filter syntax as the matching services (README "name_filter and path_filter").
+    const allowed = pathPredicate(payload);
     const considered = matches ? collection.palettes.filter((p) => matches.has(p.id)) : collection.palettes;
-    const candidates = considered.filter(
-      (p) => (!nameFilter || nameFilter.test(p.filepath.slice(p.filepath.lastIndexOf('/') + 1))) && (!pathFilter || pathFilter.test(p.filepath)),
-    );
+    const candidates = allowed ? considered.filter((p) => allowed(p.filepath)) : considered;
 
     const sortsByMetadata = payload.sort_metadata || payload.return_metadata.some((k) => k.sort);
     const take = payload.limit > 0 && !sortsByMetadata ? payload.offset + payload.limit : 0;
