@@ -8,14 +8,25 @@ import { CollectionController } from './http/collection.controller';
 import { CollectionDispatcher } from './http/collection-dispatcher';
 import { ApiModule } from './api/api.module';
 import type { ApiDispatcher } from './api/api.dispatcher';
+import { CollectionImages, ConsoleModule } from './console';
+import { DocsModule, OperationNames } from './docs';
 
 /** The HTTP surface. Adapters and services are built in bootstrap.ts and handed in, so tests and main share one wiring. */
 @Module({})
 export class AppModule {
-  static with(dispatcher: CollectionDispatcher, ops: { probes: ReadinessProbe[]; metrics: Metrics; api?: ApiDispatcher }): DynamicModule {
+  static with(
+    dispatcher: CollectionDispatcher,
+    ops: { probes: ReadinessProbe[]; metrics: Metrics; api?: ApiDispatcher; operations?: OperationNames; images?: CollectionImages },
+  ): DynamicModule {
     return {
       module: AppModule,
-      imports: [TerminusModule.forRoot({ logger: false }), ...(ops.api ? [ApiModule.with(ops.api)] : [])],
+      imports: [
+        TerminusModule.forRoot({ logger: false }),
+        ...(ops.api ? [ApiModule.with(ops.api)] : []),
+        // /docs and /console/ (with the collection image route the console draws on).
+        ...(ops.operations ? [DocsModule.with(ops.operations)] : []),
+        ...(ops.images ? [ConsoleModule.with(ops.images)] : []),
+      ],
       controllers: [HealthController, MetricsController, CollectionController],
       providers: [
         { provide: CollectionDispatcher, useValue: dispatcher },

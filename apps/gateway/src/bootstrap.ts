@@ -11,6 +11,8 @@ import { AppModule } from './app.module';
 import { createPublicApi, PublicApi } from './api/create-api';
 import { ADMIN_QUEUES_PATH, adminQueuesRouter } from './ops/admin-queues';
 import type { ReadinessProbe } from './ops/readiness';
+import { CollectionImages } from './console';
+import { operationNames } from './docs';
 import { BasicAuthService } from './http/basic-auth.service';
 import { CollectionDispatcher } from './http/collection-dispatcher';
 import { CollectionService } from './services/collection.service';
@@ -77,15 +79,22 @@ export async function startGateway(config: AppConfig, options: { host?: string }
       color: new ColorOperations(collection, queues.queue, new ImageInputs(infra.blobs, downloads), infra.images, new ColorRepository(infra.db)).table(),
       wine: new WineOperations(collection, queues.queue, new ImageInputs(infra.blobs, downloads), new QueryInputs(infra.blobs, downloads)).table(),
     };
+    const auth = new BasicAuthService(infra.accounts);
     const dispatcher = new CollectionDispatcher(
-      new BasicAuthService(infra.accounts),
+      auth,
       infra.blobs,
       services,
       { maxBodyBytes: config.maxBodyBytes, maxFileBytes: config.maxFileBytes },
       { log, metrics },
     );
     publicApi = await createPublicApi(config, infra, queues.queue, (message, error) => log.error({ err: error }, message));
-    const app = await NestFactory.create(AppModule.with(dispatcher, { probes: readinessProbes(config, infra), metrics, api: publicApi.dispatcher }), {
+    const app = await NestFactory.create(AppModule.with(dispatcher, {
+      probes: readinessProbes(config, infra),
+      metrics,
+      api: publicApi.dispatcher,
+      operations: operationNames(services),
+      images: new CollectionImages(auth, infra.images, infra.blobs),
+    }), {
       bodyParser: false,
       logger: ['error', 'warn'],
     });

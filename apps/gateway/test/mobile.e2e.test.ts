@@ -235,6 +235,15 @@ for (const mode of MODES) {
       const add = await call(sys, 'mobile', 'add', { form: formWith(files, { timeout: '0.05' }) });
       expect(add.json.status).toBe('fail');
       expect(add.json.error[0]).toMatch(/timed out after 0.05 s/);
+      // The caller gave up, the job did not: it finishes in the background. Wait for it, so later tests see a still collection.
+      const deadline = Date.now() + 60_000;
+      let listed: string[] = [];
+      while (Date.now() < deadline) {
+        listed = (await call(sys, 'mobile', 'list', { query: { limit: '0' } })).json.result;
+        if (files.every((f) => listed.includes(f.filename))) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(listed).toEqual(expect.arrayContaining(files.map((f) => f.filename)));
     });
 
     it('keeps the collection across a gateway restart', async () => {

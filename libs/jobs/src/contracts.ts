@@ -54,6 +54,8 @@ export interface IngestResult {
   /** Seconds spent decoding and resizing, and fingerprinting and writing the index. */
   time_resize: number;
   time_add: number;
+  /** Seconds of service-specific stages, by stats field (wine: time_detect_label); see IngestHook.stat. */
+  stage_times: Record<string, number>;
 }
 
 export interface DeletePayload {

@@ -21,6 +21,11 @@ export function alreadyExistsMessage(filepath: string): string {
  * not at all. Rows of other tables must reference images(id) ON DELETE CASCADE so that delete and replace clean them.
  */
 export interface IngestHook<A = unknown> {
+  /**
+   * The stats field that the time of `analyze` is reported in (e.g. wine's `time_detect_label`); without one it
+   * counts in `time_add`.
+   */
+  readonly stat?: string;
   analyze(input: IngestHookInput): Promise<A>;
   persist(tx: Queryable, imagePk: number, analysis: A, input: IngestHookInput): Promise<void>;
 }
@@ -58,7 +63,7 @@ export class IngestService {
 
   async ingest(payload: IngestPayload): Promise<IngestResult> {
     const ref: CollectionRef = { accountId: payload.account_id, service: payload.service };
-    const result: IngestResult = { errors: [], added: [], time_resize: 0, time_add: 0 };
+    const result: IngestResult = { errors: [], added: [], time_resize: 0, time_add: 0, stage_times: {} };
     const seen = new Set<string>();
     for (const item of payload.items) {
       try {
@@ -77,6 +82,7 @@ export class IngestService {
     // Sums of per-image times pick up float noise (0.1 + 0.2); envelopes show microseconds.
     result.time_resize = Math.round(result.time_resize * 1e6) / 1e6;
     result.time_add = Math.round(result.time_add * 1e6) / 1e6;
+    for (const [stat, value] of Object.entries(result.stage_times)) result.stage_times[stat] = Math.round(value * 1e6) / 1e6;
     return result;
   }
 
@@ -93,7 +99,7 @@ export class IngestService {
     const resizeWatch = new Stopwatch();
     const addWatch = new Stopwatch();
     try {
-      prepared = await this.prepare(payload, item, data, resizeWatch, addWatch);
+      prepared = await this.prepare(payload, item, data, resizeWatch, addWatch, timing.stage_times);
     } catch (error) {
       if (error instanceof ImageInputError) return `${item.filepath}: ${error.message}`;
       throw error;
@@ -130,6 +136,7 @@ export class IngestService {
     data: Buffer,
     resizeWatch: Stopwatch,
     addWatch: Stopwatch,
+    stageTimes: Record<string, number>,
   ): Promise<Prepared> {
     resizeWatch.start();
     const info = await inspectImage(data);
@@ -143,7 +150,15 @@ export class IngestService {
     const features = assessment.extremelySmall || assessment.singleColor ? null : await extractFeatures({ data: toGray(normalized), width: normalized.width, height: normalized.height });
     const hookInput: IngestHookInput = { payload, item, normalized, features };
     const analyses = [];
-    for (const hook of this.hooks(payload.service)) analyses.push({ hook, analysis: await hook.analyze(hookInput) });
+    for (const hook of this.hooks(payload.service)) {
+      if (hook.stat) addWatch.stop();
+      const watch = new Stopwatch().start();
+      analyses.push({ hook, analysis: await hook.analyze(hookInput) });
+      if (hook.stat) {
+        stageTimes[hook.stat] = (stageTimes[hook.stat] ?? 0) + watch.stop();
+        addWatch.start();
+      }
+    }
     addWatch.stop();
     const health = features ? fingerprintHealth(features) : 0;
     const searchable = features !== null && features.count > 0;

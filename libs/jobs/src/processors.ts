@@ -14,7 +14,7 @@ import { MatchService } from './match/match.service';
 import { SearchIndexHook } from './match/search-index.hook';
 import { matchVocabulary } from './match/vocabulary';
 import { PublicIndexShards, PublicSearchPayload, PublicSearchService } from './public-index';
-import { WineExtractPayload, WineExtractService, WineIngestService, WineLabelHook, WineLabelReader, WineSearchPayload, WineSearchService } from './wine';
+import { WineExtractPayload, WineExtractService, WineLabelHook, WineLabelReader, WineSearchPayload, WineSearchService } from './wine';
 
 /** Collections searched by image matching: their adds also write visual words to the search index. */
 export const MATCHING_SERVICES: ReadonlySet<string> = new Set(['mobile', 'match', 'wine']);
@@ -80,13 +80,12 @@ export function createProcessors(
   const deletion = new DeleteService(deps.images, deps.blobs);
   const fingerprint = new FingerprintService(deps.images, deps.blobs);
   const color = new ColorService(colorRepository, deps.blobs);
-  const wineIngest = new WineIngestService(ingest, wineLabel);
   const wineSearch = new WineSearchService(matching, labelReader, wineLabels, deps.blobs);
   const wineExtract = new WineExtractService(labelReader, deps.blobs);
   const publicIndex = new PublicIndexRepository(deps.db);
   const publicSearch = new PublicSearchService(publicIndex, deps.blobs, new PublicIndexShards(publicIndex, matchVocabulary().id), verifyAll);
   return {
-    [JobKind.Ingest]: (payload: IngestPayload) => (payload.service === 'wine' ? wineIngest.add(payload) : ingest.ingest(payload)),
+    [JobKind.Ingest]: (payload: IngestPayload) => ingest.ingest(payload),
     [JobKind.Delete]: (payload: DeletePayload) => deletion.delete(payload),
     [JobKind.Fingerprint]: (payload: FingerprintPayload) => fingerprint.refingerprint(payload),
     [JobKind.Search]: (payload: SearchPayload) => matching.search(payload),

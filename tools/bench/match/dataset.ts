@@ -17,7 +17,7 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import sharp from 'sharp';
+import sharp, { type Sharp } from 'sharp';
 
 export const CACHE_DIR = path.join(__dirname, '.cache');
 const PHOTO_DIR = path.join(CACHE_DIR, 'photos');
@@ -90,7 +90,7 @@ export function variantGroup(file: string): string {
 }
 
 /** 64-bit difference hash of a greyscale 9x8 thumbnail. */
-export async function dHash(input: sharp.Sharp): Promise<bigint> {
+export async function dHash(input: Sharp): Promise<bigint> {
   const px = await input.clone().greyscale().resize(9, 8, { fit: 'fill' }).raw().toBuffer();
   let h = 0n;
   for (let y = 0; y < 8; y++) for (let x = 0; x < 8; x++) h = (h << 1n) | (px[y * 9 + x] < px[y * 9 + x + 1] ? 1n : 0n);

@@ -4,7 +4,7 @@
  * plus, when the edit keeps a known part of the picture, the ground-truth box in PERCENT of the original.
  */
 import { tilt } from '@loupe/fingerprint/src/testing/edits';
-import sharp from 'sharp';
+import sharp, { type Sharp } from 'sharp';
 
 export interface Rect {
   left: number;
@@ -44,7 +44,7 @@ export function mulberry32(seed: number): () => number {
 const QUERY_QUALITY = 90;
 const GREY = { r: 128, g: 128, b: 128 };
 
-const jpeg = (s: sharp.Sharp, quality = QUERY_QUALITY) => s.jpeg({ quality }).toBuffer();
+const jpeg = (s: Sharp, quality = QUERY_QUALITY) => s.jpeg({ quality }).toBuffer();
 
 function cropBox(width: number, height: number, area: number, rnd: () => number) {
   const side = Math.sqrt(area);

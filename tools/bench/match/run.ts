@@ -18,7 +18,7 @@
  *   --write          write the report into docs/benchmarks.md (section "## Matching engine")
  * Quick run (~3 min): --photos 80 --per-edit 4 --recheck 2 --fpr 12 --scale 300,2k
  */
-import { createProcessors, JobKind, stagingKey, type ComparePayload, type IngestPayload, type SearchPayload, type SearchResult, type CompareResult, type IngestResult } from '@loupe/jobs';
+import { createWorkerServices, JobKind, type WorkerServices, stagingKey, type ComparePayload, type IngestPayload, type SearchPayload, type SearchResult, type CompareResult, type IngestResult } from '@loupe/jobs';
 import { loadConfig, openInfrastructure, type Infrastructure } from '@loupe/runtime';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -94,10 +94,14 @@ interface Bench {
   infra: Infrastructure;
   accountId: number;
   dataDir: string;
-  processors: ReturnType<typeof createProcessors>;
+  processors: WorkerServices['processors'];
+  /** What a worker process runs: processors plus the verification threads (VERIFY_THREADS, one per core by default). */
+  services: WorkerServices;
 }
 
 const JOB = { kind: 'bench', group: 'bench:match', attempt: 1 };
+/** Queries the service refused as too plain to search (counted as misses / negatives). */
+let refusals = 0;
 
 async function stage(b: Bench, data: Buffer): Promise<string> {
   const key = stagingKey();
@@ -117,8 +121,16 @@ async function search(b: Bench, data: Buffer, flip: boolean): Promise<{ result: 
     options: { min_score: 0, check_horizontal_flip: flip, generate_overlay: false, offset: 0, limit: 10 },
   };
   const started = performance.now();
-  const result = (await b.processors[JobKind.Search](payload, JOB)) as SearchResult;
-  return { result, ms: performance.now() - started };
+  try {
+    const result = (await b.processors[JobKind.Search](payload, JOB)) as SearchResult;
+    return { result, ms: performance.now() - started };
+  } catch (error) {
+    // A refused query (too plain after the edit: fewer than 12 ORB points) is a miss, as the caller gets no result.
+    if ((error as { code?: string }).code !== 'INPUT_REFUSED') throw error;
+    refusals++;
+    const ms = performance.now() - started;
+    return { result: { query_filepath: 'query.jpg', items: [], total_results: 0, total_filtered_results: 0, time_resize: 0, time_search: 0 }, ms };
+  }
 }
 
 async function compare(b: Bench, first: Buffer, second: Buffer): Promise<{ result: CompareResult; ms: number }> {
@@ -241,7 +253,9 @@ async function runFpr(b: Bench, queries: Query[], baseline: Array<{ filepath: st
 // ---------- scales ----------
 /** Builds a fresh processor set (fresh index cache), loads the index with one search and measures the memory it took. */
 async function freshCache(b: Bench, warm: Buffer, report: ScaleReport): Promise<void> {
-  b.processors = createProcessors({ images: b.infra.images, blobs: b.infra.blobs, matchIndex: b.infra.matchIndex, db: b.infra.db });
+  await b.services.close();
+  b.services = createWorkerServices({ images: b.infra.images, blobs: b.infra.blobs, matchIndex: b.infra.matchIndex, db: b.infra.db });
+  b.processors = b.services.processors;
   gc();
   gc();
   const before = process.memoryUsage();
@@ -321,7 +335,7 @@ function renderReport(ctx: {
   const [first, ...larger] = ctx.scales;
   const L: string[] = [];
   L.push('## Matching engine', '');
-  L.push(`Run: \`${ctx.command}\` — ${os.cpus().length} cores (${os.cpus()[0]?.model.trim()}), Node ${process.version}, embedded mode (PGlite + folder blobs), ${(ctx.wallSeconds / 60).toFixed(1)} min wall.`, '');
+  L.push(`Run: \`${ctx.command}\` — ${os.cpus().length} cores (${os.cpus()[0]?.model.trim()}), Node ${process.version}, embedded mode (PGlite + folder blobs), processors from createWorkerServices with VERIFY_THREADS=${process.env.VERIFY_THREADS ?? `default (${Math.min(4, os.availableParallelism())})`}, ${(ctx.wallSeconds / 60).toFixed(1)} min wall.`, '');
   L.push(`Photos: ${ctx.photos} distinct pictures from Debian packages (tools/bench/match/setup.sh): ${ctx.wallpapers} desktop wallpapers, ${ctx.astronomy} astronomy images (Stellarium nebulae, xplanet maps); ${ctx.dropped}. ${ctx.collectionPhotos} are indexed, ${ctx.heldOut} held out as non-collection queries. The ${first.size.toLocaleString('en')}-image collection adds ${first.size - ctx.collectionPhotos} synthetic scenes (sceneSvg), all through the ingest processor.`, '');
   L.push(`Queries: ${ctx.perEdit} per edit at ${first.size.toLocaleString('en')} (photos sampled per edit), searched through the search processor with the gateway defaults (min_score 0, limit 10); recall@k = the edited photo's own image within the first k results. Baseline: 64-bit dHash of the whole image, nearest collection hash within ${DHASH_THRESHOLD} bits (flip edit: query and its mirror).`, '');
   const header = ['Edit', 'n', 'recall@1', 'recall@10', 'dHash r@1', ...larger.map((s) => `r@1 @${s.size / 1000}k (n)`), 'IoU median'];
@@ -352,6 +366,7 @@ function renderReport(ctx: {
     for (const o of first.outcomes.values()) for (const x of o) if ((x as Outcome & { family?: string }).family === f) { n++; if (x.rank === 1) h++; }
     return fmtPct(h, n);
   };
+  L.push(`Queries refused as too plain (under 12 ORB points after the edit; counted as misses, or as negatives in the FPR): ${refusals}.`, '');
   L.push(`Recall@1 by picture family at ${first.size.toLocaleString('en')}: wallpapers ${fam('wallpaper')}, astronomy ${fam('astronomy')}. IoU: target_match_rect of the right result against the known crop box (crop and combo rows; a miss counts 0).`, '');
   L.push(`False positives (held-out photos, edits: ${FPR_EDITS.join(', ')}; any result at min_score 0 counts): engine ${ctx.scales.map((s) => `${fmtPct(s.fpr.positives, s.fpr.queries)} of ${s.fpr.queries} at ${s.size.toLocaleString('en')}`).join(', ')}; dHash ${fmtPct(ctx.baseFpr.positives, ctx.baseFpr.queries)} at ${first.size.toLocaleString('en')}.`);
   const ex = ctx.scales.flatMap((s) => s.fpr.examples.map((e) => `${s.size}: ${e}`));
@@ -406,7 +421,8 @@ async function main(): Promise<void> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'loupe-bench-match-'));
   const infra = await openInfrastructure(loadConfig({ DATA_DIR: dataDir, NODE_ENV: 'test' }));
   const accountId = Number((await infra.accounts.ensure('bench')).id);
-  const b: Bench = { infra, accountId, dataDir, processors: createProcessors({ images: infra.images, blobs: infra.blobs, matchIndex: infra.matchIndex, db: infra.db }) };
+  const services = createWorkerServices({ images: infra.images, blobs: infra.blobs, matchIndex: infra.matchIndex, db: infra.db });
+  const b: Bench = { infra, accountId, dataDir, processors: services.processors, services };
   const failures: unknown[] = [];
   try {
     // 1. Ingest the collection photos and synthetic scenes up to the first scale.
@@ -514,7 +530,10 @@ async function main(): Promise<void> {
       }
       log(`  scale ${report.size}: search p50 ${Math.round(pct(report.searchMs, 50))} ms, p95 ${Math.round(pct(report.searchMs, 95))} ms; fpr ${report.fpr.positives}/${report.fpr.queries}`);
       reports.push(report);
+      await emit(false);
     }
+    await emit(true);
+    async function emit(final: boolean): Promise<void> {
     await mkdir(CACHE_DIR, { recursive: true });
     await writeFile(path.join(CACHE_DIR, 'failures.json'), JSON.stringify(failures, null, 1));
     const command = `npx tsx --expose-gc tools/bench/match/run.ts ${process.argv.slice(2).join(' ')}`.trim();
@@ -536,9 +555,11 @@ async function main(): Promise<void> {
       perEdit: OPTS.perEdit,
       recheck: OPTS.recheck,
     });
-    process.stdout.write(report);
+    if (final) process.stdout.write(report);
     if (OPTS.write) await writeSection(report);
+    }
   } finally {
+    await b.services.close();
     await infra.close();
     await rm(dataDir, { recursive: true, force: true });
   }

@@ -5,6 +5,7 @@ import type { CollectionRef, ImageRepository, ImageRow } from '@loupe/storage';
 import { performance } from 'node:perf_hooks';
 import { ImageInputs } from './image-inputs';
 import type { OperationContext, OperationOutcome } from './operation';
+import { releaseStaged } from './staging';
 
 /** Specification 8: paths per get_info / get_metadata (and, by the same reasoning, delete). */
 export const MAX_PATHS_PER_REQUEST = 10;
@@ -30,6 +31,10 @@ function formatDate(value: Date | string): string {
   return date.toISOString().slice(0, 10);
 }
 
+function pick(values: Record<string, number>, names: readonly string[]): Record<string, number> {
+  return Object.fromEntries(names.map((name) => [name, values[name] ?? 0]));
+}
+
 export function collectionRef(ctx: OperationContext): CollectionRef {
   return { accountId: ctx.account.id, service: ctx.service };
 }
@@ -41,6 +46,8 @@ export interface AddPolicy {
   cropBorders?: boolean;
   /** Options for the service's ingest hooks. */
   options?: Record<string, unknown>;
+  /** Stats fields of the service's ingest stages, reported (as 0 when nothing was processed) between time_resize and time_add. */
+  stageStats?: readonly string[];
   /** Service fields of the item at a candidate position (e.g. color `metadata[n]`). */
   extras?: (position: number) => Partial<IngestItem>;
 }
@@ -59,7 +66,8 @@ export class CollectionService {
   async add(ctx: OperationContext, policy: AddPolicy): Promise<OperationOutcome> {
     const deadline = ctx.timeoutMs ? Date.now() + ctx.timeoutMs : undefined;
     const staged = await this.inputs.stage(ctx.params, deadline, policy.extras);
-    const stats = { time_download: staged.timeDownload, time_resize: 0, time_add: 0 };
+    const stages = Object.fromEntries((policy.stageStats ?? []).map((name) => [name, 0]));
+    const stats = { time_download: staged.timeDownload, time_resize: 0, ...stages, time_add: 0 };
     if (staged.items.length === 0) return { result: [], errors: staged.errors, status: 'fail', stats };
     const payload: IngestPayload = {
       account_id: ctx.account.id,
@@ -80,7 +88,7 @@ export class CollectionService {
         timeoutMs: deadline ? Math.max(1, deadline - Date.now()) : undefined,
       });
     } catch (error) {
-      await this.inputs.discard(staged.items);
+      await releaseStaged(error, () => this.inputs.discard(staged.items));
       throw error;
     }
     const errors = [...staged.errors, ...outcome.errors];
@@ -88,7 +96,7 @@ export class CollectionService {
       result: [],
       errors,
       status: errors.length === 0 ? 'ok' : outcome.added.length > 0 ? 'warn' : 'fail',
-      stats: { ...stats, time_resize: outcome.time_resize, time_add: outcome.time_add },
+      stats: { ...stats, time_resize: outcome.time_resize, ...pick(outcome.stage_times, Object.keys(stages)), time_add: outcome.time_add },
     };
   }
 

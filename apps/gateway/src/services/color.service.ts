@@ -13,6 +13,7 @@ import {
 } from './color-params';
 import { ImageInputs } from './image-inputs';
 import type { OperationContext, OperationOutcome, OperationTable } from './operation';
+import { releaseStaged } from './staging';
 
 /** Specification 4.2: results per search unless `limit` says otherwise. */
 export const DEFAULT_SEARCH_LIMIT = 10;
@@ -292,7 +293,7 @@ export class ColorOperations {
     try {
       return await this.queue.run<R>({ kind, group: readGroup(ctx), payload, timeoutMs: remaining(deadline) });
     } catch (error) {
-      await this.inputs.discard(staged);
+      await releaseStaged(error, () => this.inputs.discard(staged));
       throw error;
     }
   }

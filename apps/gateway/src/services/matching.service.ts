@@ -4,6 +4,7 @@ import type { JobQueue } from '@loupe/queue';
 import { readGroup } from './collection.service';
 import type { OperationContext, OperationOutcome } from './operation';
 import { QueryInputs, StagedQuery } from './query-inputs';
+import { releaseStaged } from './staging';
 
 /** Search results per page unless `limit` says otherwise (specification 4.1). */
 export const DEFAULT_SEARCH_LIMIT = 10;
@@ -16,11 +17,11 @@ function matchOptions(params: Params) {
   };
 }
 
-function deadlineOf(ctx: OperationContext): number | undefined {
+export function deadlineOf(ctx: OperationContext): number | undefined {
   return ctx.timeoutMs ? Date.now() + ctx.timeoutMs : undefined;
 }
 
-function remaining(deadline: number | undefined): number | undefined {
+export function remaining(deadline: number | undefined): number | undefined {
   return deadline ? Math.max(1, deadline - Date.now()) : undefined;
 }
 
@@ -113,7 +114,7 @@ export class MatchingService {
       return await this.queue.run<R>({ kind, group: readGroup(ctx), payload, timeoutMs: remaining(deadline) });
     } catch (error) {
       // The worker deletes staged queries when it runs; a job that never ran leaves them to us.
-      await Promise.all(staged.map((s) => this.inputs.discard(s)));
+      await releaseStaged(error, () => Promise.all(staged.map((s) => this.inputs.discard(s))));
       throw error;
     }
   }

@@ -1,21 +1,15 @@
 import { ParamError, Stats } from '@loupe/envelope';
 import {
-  IngestPayload, JobKind, WINE_PREFERRED_SIDE, WineExtractPayload, WineExtractResult, WineIngestResult, WineSearchPayload, WineSearchResult,
+  JobKind, WINE_PREFERRED_SIDE, WineExtractPayload, WineExtractResult, WineSearchPayload, WineSearchResult,
 } from '@loupe/jobs';
 import type { JobQueue } from '@loupe/queue';
-import { CollectionService, readGroup, writeGroup } from './collection.service';
+import { CollectionService, readGroup } from './collection.service';
 import { ImageInputs } from './image-inputs';
-import { DEFAULT_SEARCH_LIMIT } from './matching.service';
+import { deadlineOf, DEFAULT_SEARCH_LIMIT, remaining } from './matching.service';
 import type { OperationContext, OperationOutcome, OperationTable } from './operation';
 import { QueryInputs } from './query-inputs';
+import { releaseStaged } from './staging';
 
-function deadlineOf(ctx: OperationContext): number | undefined {
-  return ctx.timeoutMs ? Date.now() + ctx.timeoutMs : undefined;
-}
-
-function remaining(deadline: number | undefined): number | undefined {
-  return deadline ? Math.max(1, deadline - Date.now()) : undefined;
-}
 
 /**
  * The wine-label service (specification 2.5, 2.5b, 4.1, 4.7, 4.8, 4.12): add reads each label and stores its
@@ -32,7 +26,10 @@ export class WineOperations {
 
   table(): OperationTable {
     return {
-      add: (ctx) => this.add(ctx),
+      // Specification 4.12 on the wine service: an existing path is refused; 2.4: rectangles refer to the image
+      // without its solid borders; 2.2: the label reading time is reported as time_detect_label.
+      add: (ctx) =>
+        this.collection.add(ctx, { onExisting: 'refuse', preferredSide: WINE_PREFERRED_SIDE, cropBorders: true, stageStats: ['time_detect_label'] }),
       search: (ctx) => this.search(ctx),
       extract_metadata: (ctx) => this.extract(ctx, 'metadata'),
       extract_text: (ctx) => this.extract(ctx, 'text'),
@@ -40,38 +37,6 @@ export class WineOperations {
       list: (ctx) => this.collection.list(ctx),
       count: (ctx) => this.collection.count(ctx),
       ping: () => this.collection.ping(),
-    };
-  }
-
-  /** Specification 4.12 on the wine service: an existing path is refused; stats add time_detect_label. */
-  async add(ctx: OperationContext): Promise<OperationOutcome> {
-    const deadline = deadlineOf(ctx);
-    const staged = await this.images.stage(ctx.params, deadline);
-    const stats: Stats = { time_download: staged.timeDownload, time_resize: 0, time_detect_label: 0, time_add: 0 };
-    if (staged.items.length === 0) return { result: [], errors: staged.errors, status: 'fail', stats };
-    const payload: IngestPayload = {
-      account_id: ctx.account.id,
-      account: ctx.account.name,
-      service: ctx.service,
-      items: staged.items,
-      on_existing: 'refuse',
-      preferred_side: WINE_PREFERRED_SIDE,
-      // Specification 2.4: in the wine service, rectangles refer to the image without its solid borders.
-      crop_borders: true,
-    };
-    let outcome: WineIngestResult;
-    try {
-      outcome = await this.queue.run<WineIngestResult>({ kind: JobKind.Ingest, group: writeGroup(ctx), payload, timeoutMs: remaining(deadline) });
-    } catch (error) {
-      await this.images.discard(staged.items);
-      throw error;
-    }
-    const errors = [...staged.errors, ...outcome.errors];
-    return {
-      result: [],
-      errors,
-      status: errors.length === 0 ? 'ok' : outcome.added.length > 0 ? 'warn' : 'fail',
-      stats: { ...stats, time_resize: outcome.time_resize, time_detect_label: outcome.time_detect_label ?? 0, time_add: outcome.time_add },
     };
   }
 
@@ -101,7 +66,7 @@ export class WineOperations {
     try {
       result = await this.queue.run<WineSearchResult>({ kind: JobKind.WineSearch, group: readGroup(ctx), payload, timeoutMs: remaining(deadline) });
     } catch (error) {
-      await this.queries.discard(staged);
+      await releaseStaged(error, () => this.queries.discard(staged));
       throw error;
     }
     return {
@@ -136,7 +101,7 @@ export class WineOperations {
     try {
       result = await this.queue.run<WineExtractResult>({ kind: JobKind.WineExtract, group: readGroup(ctx), payload, timeoutMs: remaining(deadline) });
     } catch (error) {
-      await this.images.discard(staged.images);
+      await releaseStaged(error, () => this.images.discard(staged.images));
       throw error;
     }
     const errors = [...staged.errors, ...result.errors];

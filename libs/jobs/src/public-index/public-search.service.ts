@@ -77,7 +77,8 @@ export class PublicSearchService {
       const wanted = payload.limit > 0 ? payload.offset + payload.limit : MAX_SHORTLIST;
       const shortlist = (await this.index.candidates(words, CANDIDATE_POOL)).slice(0, Math.min(MAX_SHORTLIST, Math.max(MIN_SHORTLIST, wanted)));
       const stored = await this.repo.features(shortlist.map((c) => c.imageId));
-      const targets = shortlist.filter((c) => stored.has(c.imageId));
+      // An image without features cannot match (only a synthetic benchmark row has none); skip it rather than fail.
+      const targets = shortlist.filter((c) => (stored.get(c.imageId)?.length ?? 0) > 0);
       const results = await this.verify(query.features, targets.map((c) => stored.get(c.imageId)!));
       const verified: Verified[] = [];
       targets.forEach((c, i) => {

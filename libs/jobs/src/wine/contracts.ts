@@ -11,10 +11,6 @@ export const WINE_PREFERRED_SIDE = 1000;
 /** Label metadata as stored and answered: specification 2.5 fields, all optional but the text lists. */
 export type WineLabelMetadata = Record<string, unknown> & { text_lines?: string[]; text_tokens?: string[] };
 
-/** A wine add: the common ingest result plus the time spent finding and reading labels (seconds). */
-export interface WineIngestResult extends IngestResult {
-  time_detect_label: number;
-}
 
 /** Wine search takes the matching engine's search payload; the worker widens the window it asks the engine for. */
 export type WineSearchPayload = SearchPayload;

@@ -1,7 +1,6 @@
 export * from './contracts';
 export { WineLabelReader, LabelReaderClosedError, type LabelReading } from './label-reader';
 export { WineLabelHook } from './label.hook';
-export { WineIngestService } from './wine-ingest.service';
 export { WineSearchService } from './wine-search.service';
 export { WineExtractService, noLabelMessage } from './wine-extract.service';
 export { rankByLabel, matchMetadata, TEXT_SCORED_RESULTS, TEXT_WEIGHT, FIELD_AGREEMENT_BONUS } from './ranking';

@@ -17,6 +17,47 @@ export const TEXT_WEIGHT = 1;
  */
 export const FIELD_AGREEMENT_BONUS = 10;
 
+/**
+ * Least score_text for a collection label that the image matching did not verify to count as a match by its text
+ * alone. A bottle photo wraps the label round a cylinder, which no homography describes, so strong curvature can
+ * defeat the geometric check while the words still read; two reads of the same label agree at 85-100, labels that
+ * merely share a region, variety and "Product of France" at 30-55.
+ */
+export const TEXT_ONLY_MIN_SCORE = 75;
+/** How many labels matched by text alone may join the results. */
+export const TEXT_ONLY_MAX = TEXT_SCORED_RESULTS;
+
+const FULL_RECT = { left: 0, right: 100, top: 0, bottom: 100 };
+
+/**
+ * Collection labels whose text agrees with the query's though their image did not match, best first, as match
+ * items of score 0: the query's label region (query_match_rect) stands for the whole collection label.
+ */
+export function textOnlyMatches(
+  labels: ReadonlyArray<{ filepath: string; text_tokens: string[] }>,
+  query: WineLabelMetadata,
+  exclude: ReadonlySet<string>,
+): Array<Omit<WineMatchItem, 'metadata'>> {
+  const queryTokens = query.text_tokens ?? [];
+  if (queryTokens.length === 0) return [];
+  const queryRect = (query.label_rect as WineMatchItem['query_match_rect'] | undefined) ?? FULL_RECT;
+  return labels
+    .filter((l) => !exclude.has(l.filepath))
+    .map((l) => ({ filepath: l.filepath, scoreText: textSimilarity(queryTokens, l.text_tokens) }))
+    .filter((l) => l.scoreText >= TEXT_ONLY_MIN_SCORE)
+    .sort((a, b) => b.scoreText - a.scoreText || a.filepath.localeCompare(b.filepath))
+    .slice(0, TEXT_ONLY_MAX)
+    .map((l) => ({
+      filepath: l.filepath,
+      score: 0,
+      match_percent: 0,
+      query_overlap_percent: 0,
+      target_overlap_percent: 0,
+      query_match_rect: queryRect,
+      target_match_rect: FULL_RECT,
+    }));
+}
+
 export interface RankedCandidate {
   item: Omit<WineMatchItem, 'metadata'>;
   /** The collection image's stored label metadata. */

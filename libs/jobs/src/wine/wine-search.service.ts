@@ -1,12 +1,13 @@
 import type { BlobStore, CollectionRef, WineLabelRepository } from '@loupe/storage';
 import { InputRefusedError } from '../contracts';
 import type { MatchService } from '../match/match.service';
+import { pathPredicate } from '../match/path-filter';
 import { missingMessage } from '../match/query-loader';
 import { Stopwatch } from '../stopwatch';
 import type { WineLabelMetadata, WineMatchItem, WineSearchPayload, WineSearchResult } from './contracts';
 import { loadLabelImage, readableSize } from './label-image';
 import type { WineLabelReader } from './label-reader';
-import { matchMetadata, rankByLabel, TEXT_SCORED_RESULTS } from './ranking';
+import { matchMetadata, rankByLabel, TEXT_SCORED_RESULTS, textOnlyMatches } from './ranking';
 
 interface QueryLabel {
   metadata: WineLabelMetadata;
@@ -19,7 +20,8 @@ interface QueryLabel {
  * Wine search (specification 4.1): the matching engine finds the collection images of the same label; the query's
  * label is read meanwhile (OCR runs in worker threads while matching holds this one); the top results are then
  * re-ordered by how well their stored label text agrees with the query's (ranking.ts), and each match carries its
- * label metadata under the vintage rules of specification 2.5.
+ * label metadata under the vintage rules of specification 2.5. Collection labels whose words agree closely with the
+ * query's join as matches of image score 0 when the image check missed them (a label wrapped round a bottle).
  */
 export class WineSearchService {
   constructor(
@@ -42,9 +44,16 @@ export class WineSearchService {
     ]);
 
     const compareWatch = new Stopwatch().start();
-    const stored = await this.labels.byPaths(ref, matched.items.map((i) => i.filepath));
+    const allowed = pathPredicate(payload.options);
+    const byText = textOnlyMatches(
+      (await this.labels.allTokens(ref)).filter((l) => !allowed || allowed(l.filepath)),
+      query.metadata,
+      new Set(matched.items.map((i) => i.filepath)),
+    );
+    const candidates = [...matched.items, ...byText];
+    const stored = await this.labels.byPaths(ref, candidates.map((i) => i.filepath));
     const ranked = rankByLabel(
-      matched.items.map((item) => ({ item, label: stored.get(item.filepath)?.metadata ?? {} })),
+      candidates.map((item) => ({ item, label: stored.get(item.filepath)?.metadata ?? {} })),
       query.metadata,
     );
     const page = limit > 0 ? ranked.slice(offset, offset + limit) : ranked.slice(offset);
@@ -57,8 +66,8 @@ export class WineSearchService {
       query_filepath: matched.query_filepath,
       query_metadata: query.metadata,
       items,
-      total_results: matched.total_results,
-      total_filtered_results: matched.total_filtered_results,
+      total_results: matched.total_results + byText.length,
+      total_filtered_results: matched.total_filtered_results + byText.length,
       time_resize: round6(matched.time_resize + query.time_resize),
       time_detect_label: query.time_detect_label,
       time_extract_text: query.time_extract_text,

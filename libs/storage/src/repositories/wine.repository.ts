@@ -26,4 +26,14 @@ export class WineLabelRepository {
     );
     return new Map(rows.map((r) => [r.filepath, r]));
   }
+
+  /** Every label's path and text tokens in a collection: the text side of a search when the image side finds nothing. */
+  async allTokens(ref: CollectionRef): Promise<Array<{ filepath: string; text_tokens: string[] }>> {
+    const { rows } = await this.db.query<{ filepath: string; text_tokens: string[] | null }>(
+      `SELECT i.filepath, w.metadata->'text_tokens' AS text_tokens FROM images i JOIN wine_labels w ON w.image_pk = i.id
+       WHERE i.account_id = $1 AND i.service = $2 ORDER BY i.id`,
+      [ref.accountId, ref.service],
+    );
+    return rows.map((r) => ({ filepath: r.filepath, text_tokens: r.text_tokens ?? [] }));
+  }
 }

@@ -1,0 +1,2 @@
+export { CollectionImages } from './collection-images';
+export { ConsoleModule } from './console.module';

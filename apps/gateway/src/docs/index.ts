@@ -1,0 +1,6 @@
+export { CATALOG, COMMON_PARAMS } from './catalog';
+export type { OperationDoc, ParamDoc, ServiceCatalog } from './catalog';
+export { DocsModule } from './docs.module';
+export { renderDocsHtml } from './html';
+export { buildOpenApi, catalogGaps, operationNames } from './openapi';
+export type { OperationNames } from './openapi';

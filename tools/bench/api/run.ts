@@ -1,0 +1,138 @@
+/**
+ * Public index benchmark: import rate of real images through the import pipeline (decode, normalise to 300 px, ORB,
+ * quantise, one transaction per image), then search latency of the worker's search (shard fan-out, verification,
+ * backlinks, overlays) over an index padded to `total` images with SYNTHETIC word lists (random visual words, no
+ * features: a synthetic candidate is skipped by verification, so verification cost is that of the real candidates
+ * only; `verify` below reports what one failed verification costs, to add for a fully real index).
+ * Recall@1 is measured on crops of the real images.
+ *
+ *   npx tsx tools/bench/api/run.ts [total=100000] [real=200] [queries=40]
+ *
+ * Embedded PGlite in memory by default; BENCH_DATABASE_URL=postgres://… measures on Postgres.
+ */
+import { matchVocabulary } from '../../../libs/jobs/src/match/vocabulary';
+import { verifyMatch } from '@loupe/fingerprint';
+import { loadPublicImage, ManifestEntry, PublicImportService, PublicIndexShards, PublicSearchService, runImport } from '@loupe/jobs';
+import { migrate, MIGRATIONS, openBlobStore, openDatabase, PublicIndexRepository } from '@loupe/storage';
+import { createTestDatabase } from '@loupe/storage/src/testing';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import sharp from 'sharp';
+import { sceneSvg } from '../../../apps/gateway/test/images';
+
+const total = Number(process.argv[2] ?? 100_000);
+const realCount = Number(process.argv[3] ?? 200);
+const queryCount = Number(process.argv[4] ?? 40);
+/** Distinct visual words of a synthetic image: what a real 300 px index image yields (measured: ~600-800). */
+const SYNTHETIC_WORDS = 700;
+const SYNTHETIC_BATCH = 1000;
+
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+async function main(): Promise<void> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'loupe-bench-api-'));
+  const pg = process.env.BENCH_DATABASE_URL ? await createTestDatabase(process.env.BENCH_DATABASE_URL) : null;
+  const db = await openDatabase(pg ? { url: pg.url } : {});
+  try {
+    await migrate(db, MIGRATIONS);
+    const blobs = await openBlobStore({ dataDir: dir });
+    const repo = new PublicIndexRepository(db);
+    const vocabulary = matchVocabulary();
+
+    // 1. Real images through the import pipeline.
+    const entries: ManifestEntry[] = [];
+    const originals: Buffer[] = [];
+    for (let i = 0; i < realCount; i++) {
+      const jpeg = await sharp(Buffer.from(sceneSvg(20_000 + i, 640, 480))).jpeg({ quality: 88 }).toBuffer();
+      originals.push(jpeg);
+      const file = path.join(dir, `real${i}.jpg`);
+      await writeFile(file, jpeg);
+      entries.push({ line: i + 1, source: file, image_url: `https://cdn.example.com/${i}.jpg`, backlink: `https://site${i % 50}.example.com/p${i}`, domain: `site${i % 50}.example.com`, crawl_date: '2024-01-01' });
+    }
+    const importStart = performance.now();
+    const imported = await runImport(new PublicImportService(repo, blobs), entries, { concurrency: 2 });
+    const importSeconds = (performance.now() - importStart) / 1000;
+    console.log(`import: ${imported.counts.added} real images in ${importSeconds.toFixed(1)} s = ${(imported.counts.added / importSeconds).toFixed(2)} images/s (concurrency 2, ${os.cpus().length} cores, ${pg ? 'Postgres' : 'PGlite'})`);
+
+    // 2. Pad to `total` with synthetic word lists, in multi-row inserts (routed to the hash partitions).
+    const rand = mulberry32(7);
+    const padStart = performance.now();
+    for (let done = realCount; done < total; done += SYNTHETIC_BATCH) {
+      const n = Math.min(SYNTHETIC_BATCH, total - done);
+      const hashes: Buffer[] = [];
+      const words: Buffer[] = [];
+      for (let i = 0; i < n; i++) {
+        const w = new Uint32Array(SYNTHETIC_WORDS);
+        // Skewed like real visual words: a few common words, a long tail (squared uniform over the vocabulary).
+        for (let k = 0; k < SYNTHETIC_WORDS; k++) w[k] = Math.floor(rand() * rand() * vocabulary.vocabulary.size);
+        words.push(Buffer.from(w.buffer));
+        hashes.push(Buffer.from(`synthetic-${done + i}`));
+      }
+      await db.query(
+        `INSERT INTO public_images (id, content_hash, format, width, height, filesize, norm_width, norm_height, norm_blob_key, feature_count, features, vocabulary, words)
+         SELECT nextval('public_images_id_seq'), h, 'jpeg', 400, 300, 30000, 400, 300, 'none', 0, ''::bytea, $2, w FROM unnest($1::bytea[], $3::bytea[]) AS t(h, w)`,
+        [hashes, vocabulary.id, words],
+      );
+    }
+    await db.query(`UPDATE public_index_stats SET image_count = (SELECT count(*) FROM public_images)`);
+    console.log(`padding: ${total - realCount} synthetic images inserted in ${((performance.now() - padStart) / 1000).toFixed(1)} s`);
+
+    // 3. Shard load and search latency.
+    const shards = new PublicIndexShards(repo, vocabulary.id);
+    const memoryBefore = process.memoryUsage();
+    const loadStart = performance.now();
+    await shards.refresh();
+    console.log(`shard load: ${shards.size} images in 16 shards in ${((performance.now() - loadStart) / 1000).toFixed(1)} s, memory +${((process.memoryUsage().rss - memoryBefore.rss) / 1048576).toFixed(0)} MB RSS (typed arrays +${((process.memoryUsage().arrayBuffers - memoryBefore.arrayBuffers) / 1048576).toFixed(0)} MB)`);
+    const search = new PublicSearchService(repo, blobs, shards);
+    const latencies: number[] = [];
+    let hits = 0;
+    const rq = mulberry32(11);
+    for (let q = 0; q < queryCount; q++) {
+      const target = Math.floor(rq() * realCount);
+      const crop = await sharp(originals[target]).extract({ left: 80, top: 60, width: 480, height: 360 }).resize(400, 300).jpeg({ quality: 80 }).toBuffer();
+      await blobs.put(`staging/q${q}`, crop);
+      const started = performance.now();
+      const result = await search.search({ query: { staged_key: `staging/q${q}`, label: 'q' }, offset: 0, limit: 10, sort: 'score', order: 'desc' });
+      latencies.push(performance.now() - started);
+      if (result.matches[0]?.image_url === `https://cdn.example.com/${target}.jpg`) hits++;
+    }
+    const candidateTimes: number[] = [];
+    const probe = await loadPublicImage(originals[0], 'probe');
+    const probeWords = vocabulary.vocabulary.quantize(probe.features);
+    for (let q = 0; q < 20; q++) {
+      const started = performance.now();
+      await shards.candidates(probeWords, 200);
+      candidateTimes.push(performance.now() - started);
+    }
+    const other = await loadPublicImage(originals[1], 'other');
+    const verifyStart = performance.now();
+    for (let q = 0; q < 10; q++) await verifyMatch(probe.features, other.features);
+    console.log(`shard fan-out (candidates only): median ${[...candidateTimes].sort((a, b) => a - b)[10].toFixed(1)} ms; one failed verification: ${((performance.now() - verifyStart) / 10).toFixed(0)} ms (at most 12-60 per search, spread over VERIFY_THREADS)`);
+    const sorted = [...latencies].sort((a, b) => a - b);
+    console.log(`search over ${shards.size} images: p50 ${percentile(sorted, 50).toFixed(0)} ms, p95 ${percentile(sorted, 95).toFixed(0)} ms, max ${sorted[sorted.length - 1].toFixed(0)} ms; recall@1 ${hits}/${queryCount} (crops of real images, overlays included)`);
+  } finally {
+    await db.close();
+    await pg?.drop();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,198 @@
+/**
+ * Wine-label benchmark (issue 5): field accuracy of extract_metadata (vintage, variety, region, country, color),
+ * label_rect IoU, search recall@1 among a collection with near-twins (same producer, another vintage or variety),
+ * and time per call, through the job processors the workers run, in embedded mode (PGlite + folder blobs).
+ *
+ * Labels are rendered from SVG (3 layouts, serif and sans-serif, random colours, known fields drawn from the OCR
+ * dictionaries), put on a bottle and photographed: cylinder wrap, perspective, glare, blur, JPEG (wine-photos.ts).
+ * The collection holds the flat labels; queries are photos of some of them.
+ *
+ *   npx tsx tools/bench/wine/run.ts [--labels N] [--queries N] [--seed N]
+ *   Quick (~4 min on 2 cores): --labels 120 --queries 40 (the default)
+ *   Full: --labels 1000 --queries 200
+ */
+import { createWorkerServices, JobKind, stagingKey, WINE_PREFERRED_SIDE, type IngestPayload, type WineExtractPayload, type WineExtractResult, type IngestResult, type WineSearchPayload, type WineSearchResult } from '@loupe/jobs';
+import { intersectionOverUnion } from '@loupe/ocr';
+import { LabelSpec, mulberry32, wineBottlePhoto, wineLabelJpeg } from '@loupe/ocr/src/testing/wine-photos';
+import { loadConfig, openInfrastructure } from '@loupe/runtime';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+
+function flag(name: string, fallback: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : fallback;
+}
+
+const LABELS = flag('labels', 120);
+const QUERIES = flag('queries', 40);
+const SEED = flag('seed', 1);
+const rand = mulberry32(SEED);
+const pick = <T>(list: readonly T[]): T => list[Math.floor(rand() * list.length)];
+
+const DATA = path.resolve(__dirname, '../../../libs/ocr/data');
+const grapes = JSON.parse(readFileSync(path.join(DATA, 'grape-varieties.json'), 'utf8')) as { red: string[][]; white: string[][] };
+const regionsByCountry = (JSON.parse(readFileSync(path.join(DATA, 'wine-regions.json'), 'utf8')) as { countries: Record<string, Record<string, string[]>> }).countries;
+/** Region (appellations and regions, canonical spelling = first of '|') with its country, ASCII only for the eng model. */
+const REGIONS: Array<{ region: string; country: string }> = Object.entries(regionsByCountry).flatMap(([country, regions]) =>
+  Object.entries(regions).flatMap(([region, apps]) => [region, ...apps].map((r) => ({ region: r.split('|')[0], country }))),
+).filter((r) => /^[A-Za-z' -]+$/.test(r.region) && /^[A-Za-z ]+$/.test(r.country));
+const VARIETIES = {
+  red: grapes.red.map((g) => g[0]).filter((g) => /^[A-Za-z' -]+$/.test(g)),
+  white: grapes.white.map((g) => g[0]).filter((g) => /^[A-Za-z' -]+$/.test(g)),
+};
+const HOUSES = ['Domaine', 'Chateau', 'Bodegas', 'Tenuta', 'Quinta', 'Weingut', 'Cantina', 'Clos', 'Estate', 'Cellars', 'Vina', 'Maison'];
+const NAMES = ['Rivel', 'Alder', 'Montcalm', 'Serrano', 'Bellavista', 'Oakridge', 'Vasquez', 'Lindqvist', 'Marchetti', 'Harrow', 'Solenne', 'Brightwater', 'Corvo', 'Delacroix', 'Falkner', 'Greystone', 'Hollis', 'Ivory Hill', 'Juniper', 'Kestrel', 'Larkspur', 'Morrow', 'Northcote', 'Ostara', 'Pellegrin', 'Quarry Lane', 'Redfern', 'Stonebridge', 'Tamsin', 'Valmont', 'Westbrook', 'Yarrow'];
+const PAPERS = ['#f4ecd8', '#ffffff', '#efe6cf', '#f7f3ea', '#e9e2d0'];
+const INKS = ['#2b1d12', '#1a1a1a', '#23313f', '#3b2414'];
+const ACCENTS = ['#7b2d26', '#24476b', '#5b1f3a', '#2f5d3a', '#8a6d3b', '#4b3f72'];
+const COLOR_WORDS = { red: ['Red Wine', 'Vin Rouge', 'Vino Rosso', 'Vino Tinto'], white: ['White Wine', 'Vin Blanc', 'Vino Bianco', 'Vino Blanco'] };
+const EXTRAS = ['Estate Bottled', 'Reserva', 'Grand Vin', '750 ml 13.5% vol', 'Since 1887', 'Old Vines', 'Barrel Aged'];
+
+interface Entry {
+  filepath: string;
+  spec: LabelSpec;
+  color: 'red' | 'white';
+}
+
+/** Producers with 1-3 labels each: the extra ones are near-twins (another vintage, or another variety). */
+function makeCollection(n: number): Entry[] {
+  const out: Entry[] = [];
+  let producer = 0;
+  while (out.length < n) {
+    const color = rand() < 0.6 ? 'red' : 'white';
+    const { region, country } = pick(REGIONS);
+    const base: LabelSpec = {
+      producer: `${pick(HOUSES)} ${pick(NAMES)}${producer % 3 === 0 ? '' : ` ${pick(NAMES)}`}`,
+      region, country,
+      variety: pick(VARIETIES[color]),
+      vintage: 1995 + Math.floor(rand() * 29),
+      colorText: pick(COLOR_WORDS[color]),
+      extras: rand() < 0.6 ? [pick(EXTRAS)] : [],
+      layout: Math.floor(rand() * 3),
+      font: rand() < 0.5 ? 'serif' : 'sans-serif',
+      paper: pick(PAPERS), ink: pick(INKS), accent: pick(ACCENTS),
+    };
+    const twins = rand() < 0.5 ? Math.floor(rand() * 3) : 0;
+    const specs = [base];
+    for (let t = 0; t < twins; t++) {
+      specs.push(rand() < 0.5 ? { ...base, vintage: base.vintage! + t + 1 } : { ...base, variety: pick(VARIETIES[color].filter((v) => v !== base.variety)) });
+    }
+    for (const spec of specs) if (out.length < n) out.push({ filepath: `p${producer}/label-${out.length}.jpg`, spec, color });
+    producer++;
+  }
+  return out;
+}
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : NaN;
+}
+
+const fold = (s: unknown) => String(s ?? '').normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
+
+async function main(): Promise<void> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'loupe-wine-bench-'));
+  const infra = await openInfrastructure(loadConfig({ DATA_DIR: dir, PORT: '0' }));
+  const services = createWorkerServices(infra);
+  const run = <R>(kind: string, payload: unknown) => services.processors[kind](payload, { kind, group: 'bench', attempt: 1 }) as Promise<R>;
+  const accountId = (await infra.accounts.ensure('bench')).id;
+  const stage = async (data: Buffer) => {
+    const key = stagingKey();
+    await infra.blobs.put(key, data);
+    return key;
+  };
+  try {
+    const started = performance.now();
+    const collection = makeCollection(LABELS);
+    console.log(`collection: ${collection.length} labels of ${new Set(collection.map((e) => e.filepath.split('/')[0])).size} producers`);
+    const addTimes: number[] = [];
+    for (let i = 0; i < collection.length; i += 10) {
+      const batch = collection.slice(i, i + 10);
+      const items = await Promise.all(batch.map(async (e) => ({ filepath: e.filepath, image_id: null, staged_key: await stage(await wineLabelJpeg(e.spec)) })));
+      const payload: IngestPayload = { account_id: accountId, account: 'bench', service: 'wine', items, on_existing: 'refuse', preferred_side: WINE_PREFERRED_SIDE, crop_borders: true };
+      const t0 = performance.now();
+      const result = await run<IngestResult>(JobKind.Ingest, payload);
+      addTimes.push((performance.now() - t0) / batch.length);
+      if (result.errors.length) console.log(result.errors);
+      if (i % 100 === 0) console.log(`added ${i + batch.length}`);
+    }
+
+    const queries = Array.from({ length: QUERIES }, () => pick(collection));
+    const fields = { vintage: 0, variety: 0, region: 0, country: 0, color: 0 };
+    const ious: number[] = [];
+    const extractTimes: number[] = [];
+    const searchTimes: number[] = [];
+    let hits = 0;
+    let twinQueries = 0;
+    let twinHits = 0;
+    const misses: string[] = [];
+    for (const [qi, entry] of queries.entries()) {
+      const photo = await wineBottlePhoto(entry.spec, {
+        seed: SEED * 1000 + qi,
+        perspective: rand() * 0.05,
+        curvature: 0.2 + rand() * 0.4,
+        blur: rand() * 1.5,
+        glare: rand() < 0.5 ? rand() * 0.6 : 0,
+        jpegQuality: 40 + Math.floor(rand() * 50),
+        width: 700 + Math.floor(rand() * 500),
+      });
+      const extractPayload: WineExtractPayload = { account_id: accountId, service: 'wine', op: 'metadata', images: [{ staged_key: await stage(photo.jpeg), label: 'q.jpg' }], preferred_side: WINE_PREFERRED_SIDE };
+      let t0 = performance.now();
+      const extracted = await run<WineExtractResult>(JobKind.WineExtract, extractPayload);
+      extractTimes.push(performance.now() - t0);
+      const meta = extracted.items[0]?.metadata ?? {};
+      if (meta.vintage_year === entry.spec.vintage) fields.vintage++;
+      if (fold(meta.variety_type) === fold(entry.spec.variety)) fields.variety++;
+      if (fold(meta.region_name) === fold(entry.spec.region)) fields.region++;
+      if (fold(meta.country_name ?? meta.country_name_inferred) === fold(entry.spec.country)) fields.country++;
+      if (meta.color_type === entry.color) fields.color++;
+      const rect = meta.label_rect as { left: number; right: number; top: number; bottom: number } | undefined;
+      const truth = photo.labelBox;
+      // label_rect is in percent of the border-cropped image; these photos have no solid border, so of the photo.
+      ious.push(rect ? intersectionOverUnion({ x0: (rect.left / 100) * photo.width, x1: (rect.right / 100) * photo.width, y0: (rect.top / 100) * photo.height, y1: (rect.bottom / 100) * photo.height }, truth) : 0);
+
+      const searchPayload: WineSearchPayload = {
+        account_id: accountId, account: 'bench', service: 'wine', query: { staged_key: await stage(photo.jpeg), label: 'q.jpg' }, preferred_side: WINE_PREFERRED_SIDE,
+        options: { min_score: 0, check_horizontal_flip: false, generate_overlay: false, offset: 0, limit: 10 },
+      };
+      t0 = performance.now();
+      const found = await run<WineSearchResult>(JobKind.WineSearch, searchPayload);
+      searchTimes.push(performance.now() - t0);
+      const producer = entry.filepath.split('/')[0];
+      const hasTwin = collection.some((e) => e !== entry && e.filepath.startsWith(`${producer}/`));
+      if (hasTwin) twinQueries++;
+      if (found.items[0]?.filepath === entry.filepath) {
+        hits++;
+        if (hasTwin) twinHits++;
+      } else {
+        misses.push(`${entry.filepath} (${entry.spec.producer} ${entry.spec.vintage} ${entry.spec.variety}) → ${found.items[0]?.filepath ?? 'nothing'}; read: ${meta.vintage_year} ${meta.variety_type}`);
+      }
+    }
+    const pct = (n: number) => ((100 * n) / QUERIES).toFixed(1);
+    const ms = (v: number) => `${v.toFixed(0)} ms`;
+    const lines = [
+      `labels in collection: ${collection.length}; query photos: ${QUERIES} (${twinQueries} of labels with near-twins); seed ${SEED}`,
+      `field accuracy: vintage ${pct(fields.vintage)} %, variety ${pct(fields.variety)} %, region ${pct(fields.region)} %, country ${pct(fields.country)} %, color ${pct(fields.color)} %`,
+      `label_rect IoU: mean ${(ious.reduce((s, v) => s + v, 0) / ious.length).toFixed(3)}, median ${percentile(ious, 50).toFixed(3)}, share ≥ 0.7: ${pct(ious.filter((v) => v >= 0.7).length)} %`,
+      `search recall@1: ${pct(hits)} % (near-twin queries: ${twinQueries ? ((100 * twinHits) / twinQueries).toFixed(1) : '-'} %)`,
+      `extract_metadata per image: p50 ${ms(percentile(extractTimes, 50))}, p95 ${ms(percentile(extractTimes, 95))}`,
+      `search: p50 ${ms(percentile(searchTimes, 50))}, p95 ${ms(percentile(searchTimes, 95))}`,
+      `add per image (batches of 10): p50 ${ms(percentile(addTimes, 50))}, p95 ${ms(percentile(addTimes, 95))}`,
+      `total run: ${((performance.now() - started) / 1000).toFixed(0)} s`,
+    ];
+    console.log(lines.join('\n'));
+    if (misses.length) console.log(`misses:\n  ${misses.join('\n  ')}`);
+  } finally {
+    await services.close();
+    await infra.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
