@@ -1,16 +1,6 @@
 import sharp from 'sharp';
+import { seededRandom as mulberry32 } from '@loupe/fingerprint';
 
-/** A deterministic pseudo-random generator, so test images are the same on every run. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** An SVG scene of random shapes and text: rich in corners, so it fingerprints like a photograph of a print. */
 export function sceneSvg(seed: number, width = 640, height = 480): string {

@@ -12,3 +12,4 @@ export { renderOverlay } from './overlay';
 export { rgbToGray } from './rgb';
 export { loadOpenCv } from './opencv';
 export { VerifyPool } from './pool/verify-pool';
+export { seededRandom } from './random';

@@ -21,6 +21,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import sharp from 'sharp';
 import { sceneSvg } from '../../../apps/gateway/test/images';
+import { seededRandom as mulberry32 } from '@loupe/fingerprint';
 
 const total = Number(process.argv[2] ?? 100_000);
 const realCount = Number(process.argv[3] ?? 200);
@@ -29,16 +30,6 @@ const queryCount = Number(process.argv[4] ?? 40);
 const SYNTHETIC_WORDS = 700;
 const SYNTHETIC_BATCH = 1000;
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];

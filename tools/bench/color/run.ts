@@ -17,6 +17,7 @@ import { ColorService } from '@loupe/jobs/src/color.service';
 import { ColorRepository, migrate, MIGRATIONS, openDatabase, StoredPaletteColor } from '@loupe/storage';
 import { performance } from 'node:perf_hooks';
 import sharp from 'sharp';
+import { seededRandom as random } from '@loupe/fingerprint';
 
 const IMAGES = 200;
 const PALETTES = 10_000;
@@ -27,16 +28,6 @@ const MIN_BAND_DELTA_E = 20;
 /** Smallest band share, percent: above the palette's 1 % significance floor with room for JPEG edges. */
 const MIN_BAND_PERCENT = 8;
 
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Band {
   rgb: Rgb;

@@ -34,7 +34,7 @@ function declaredLength(req: IncomingMessage): number | null {
  * Multipart bodies are streamed through busboy, chunked or not. Each file is held in memory up to the per-file limit
  * (the worker needs the whole image anyway); the whole body is bounded by the request limit.
  */
-function readMultipart(req: IncomingMessage, limits: BodyLimits): Promise<{ fields: Array<[string, string]>; files: UploadedFile[] }> {
+function readMultipart(req: IncomingMessage, limits: BodyLimits, maxFiles: number): Promise<{ fields: Array<[string, string]>; files: UploadedFile[] }> {
   return new Promise((resolve, reject) => {
     const fields: Array<[string, string]> = [];
     const files: UploadedFile[] = [];
@@ -53,7 +53,7 @@ function readMultipart(req: IncomingMessage, limits: BodyLimits): Promise<{ fiel
     try {
       parser = busboy({
         headers: req.headers,
-        limits: { fileSize: limits.maxFileBytes, fieldSize: 1024 * 1024, files: 100, fields: 1000 },
+        limits: { fileSize: limits.maxFileBytes, fieldSize: 1024 * 1024, files: maxFiles, fields: 1000 },
         defParamCharset: 'utf8',
         // The multipart file name is the default collection path (specification 2.3), folders included.
         preservePath: true,
@@ -97,23 +97,42 @@ function readMultipart(req: IncomingMessage, limits: BodyLimits): Promise<{ fiel
   });
 }
 
-/** Merges query string and body (multipart, urlencoded, or none) into one Params, in arrival order. */
-export async function readParams(req: IncomingMessage, limits: BodyLimits): Promise<Params> {
+export interface RequestContent {
+  /** Query-string pairs, then body fields, in arrival order and exactly as sent (signatures cover them). */
+  pairs: Array<[string, string]>;
+  files: UploadedFile[];
+}
+
+export interface ReadOptions {
+  /** Methods whose body is ignored (the public API signs GET requests over the query string alone). */
+  bodylessMethods?: readonly string[];
+  /** Most file parts accepted; more make the multipart reader stop with an error. */
+  maxFiles?: number;
+}
+
+/** Reads the query string and the body (multipart, chunked or not; urlencoded; or none), bounded by the limits. */
+export async function readRequest(req: IncomingMessage, limits: BodyLimits, options: ReadOptions = {}): Promise<RequestContent> {
   const fromQuery = queryPairs(req.url);
   const length = declaredLength(req);
   if (length !== null && length > limits.maxBodyBytes) throw new PayloadTooLargeError(limits.maxBodyBytes);
   const contentType = (req.headers['content-type'] ?? '').toLowerCase();
-  if (length === 0) {
+  if (length === 0 || options.bodylessMethods?.includes((req.method ?? 'GET').toUpperCase())) {
     req.resume();
-    return new Params(fromQuery);
+    return { pairs: fromQuery, files: [] };
   }
   if (contentType.startsWith('multipart/form-data')) {
-    const body = await readMultipart(req, limits);
-    return new Params([...fromQuery, ...body.fields], body.files);
+    const body = await readMultipart(req, limits, options.maxFiles ?? 100);
+    return { pairs: [...fromQuery, ...body.fields], files: body.files };
   }
   const raw = await readRaw(req, limits.maxBodyBytes);
   if (raw.length > 0 && (contentType.startsWith('application/x-www-form-urlencoded') || contentType === '')) {
-    return new Params([...fromQuery, ...new URLSearchParams(raw.toString('utf8'))]);
+    return { pairs: [...fromQuery, ...new URLSearchParams(raw.toString('utf8'))], files: [] };
   }
-  return new Params(fromQuery);
+  return { pairs: fromQuery, files: [] };
+}
+
+/** Merges query string and body into one Params, in arrival order. */
+export async function readParams(req: IncomingMessage, limits: BodyLimits): Promise<Params> {
+  const content = await readRequest(req, limits);
+  return new Params(content.pairs, content.files);
 }

@@ -1,5 +1,6 @@
 import sharp from 'sharp';
 import type { RgbImage } from '../types';
+import { seededRandom } from '@loupe/fingerprint';
 
 /** Renders an SVG document to packed RGB pixels (alpha flattened onto white). */
 export async function renderSvg(svg: string): Promise<RgbImage> {
@@ -11,17 +12,7 @@ export async function renderSvg(svg: string): Promise<RgbImage> {
   return { data: new Uint8Array(data.buffer, data.byteOffset, data.length), width: info.width, height: info.height };
 }
 
-/** Small deterministic PRNG (mulberry32) so noisy test images are identical on every run. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seededRandom } from '@loupe/fingerprint';
 
 /** Adds uniform noise of ±amplitude levels to every channel, clamped to 0-255. */
 export function addNoise(img: RgbImage, amplitude: number, seed: number): RgbImage {

@@ -1,19 +1,10 @@
 import sharp from 'sharp';
 import type { Sharp } from 'sharp';
 import { crc32 } from 'node:zlib';
+import { seededRandom } from '@loupe/fingerprint';
 import type { RgbImage } from '../types';
 
-/** Deterministic pseudo-random numbers in [0, 1) (mulberry32), so test images are the same every run. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seededRandom };
 
 /** A label-like picture: gradient background, overlapping shapes, a word, and sensor-like noise. */
 export async function photoLike(width: number, height: number, seed = 1): Promise<RgbImage> {

@@ -1,5 +1,6 @@
 import sharp from 'sharp';
 import type { PixelBox, RgbImage } from '../types';
+import { seededRandom as mulberry32 } from '@loupe/fingerprint';
 
 /** Test images for OCR and label detection, rendered from SVG so no binary files are committed. */
 
@@ -45,17 +46,6 @@ export async function renderLabel(scale = 1): Promise<RgbImage> {
   return toRgbImage(sharp(Buffer.from(labelSvg(scale))));
 }
 
-/** Deterministic pseudo-random numbers so a failing test fails the same way every run. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Peak-to-peak per-pixel noise: heavy enough to make the background busy at pixel level. */
 const NOISE_AMPLITUDE = 60;

@@ -1,5 +1,6 @@
 import sharp, { type OverlayOptions, type Sharp } from 'sharp';
 import type { PixelBox } from '../types';
+import { seededRandom as mulberry32 } from '@loupe/fingerprint';
 
 /**
  * Wine labels with known fields, rendered from SVG, put on a bottle and photographed: the fixtures of the wine
@@ -81,17 +82,7 @@ export function wineLabelSvg(spec: LabelSpec): string {
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}">${parts.join('')}</svg>`;
 }
 
-/** Deterministic pseudo-random numbers, so a failure repeats. */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seededRandom as mulberry32 } from '@loupe/fingerprint';
 
 export interface PhotoOptions {
   seed?: number;
