@@ -3,6 +3,7 @@ import { JobKind, createProcessors, FingerprintPayload, FingerprintResult, parse
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ensureAccountUser, Infrastructure, loadConfig, openInfrastructure } from '@loupe/runtime';
+import { BULK_COMMANDS, BULK_USAGE, runBulkCommand } from './bulk-commands';
 
 
 const USAGE = `Usage: npm run cli -- <command>
@@ -14,6 +15,7 @@ const USAGE = `Usage: npm run cli -- <command>
   user remove <account> <user>              remove one user
   user list <account>                       users of an account
   reindex <account> <service> [filepath…]   recompute the fingerprints of a collection (or of the given paths)
+${BULK_USAGE}
 
   key add <account> [public private]        add a public index API key pair to an account (random keys if not given)
   key list [account]                        API keys (public halves) and their accounts
@@ -136,6 +138,10 @@ async function run(argv: string[], infra: Infrastructure): Promise<void> {
       return;
     }
     default:
+      if (BULK_COMMANDS.has(group)) {
+        process.exitCode = await runBulkCommand(group, [action, ...args].filter((a) => a !== undefined), infra);
+        return;
+      }
       if (group === 'reindex') {
         const [accountName, service, ...paths] = need([action, ...args].filter((a) => a !== undefined), 2);
         const account = await requireAccount(infra, accountName);

@@ -1,3 +1,4 @@
+import { wineLabelJpeg } from '@loupe/ocr/src/testing/wine-photos';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -11,7 +12,7 @@ import { sceneJpeg } from './images';
 /**
  * The web console end to end in headless Chromium (Debian's `chromium`, driven by playwright-core): sign in, drop
  * images, see them listed, search with a crop and see the match with its score, rectangles and overlay, extract a
- * palette. With UPDATE_SCREENSHOTS=1 it also writes docs/console.png.
+ * palette, read a wine label. With UPDATE_SCREENSHOTS=1 it also writes docs/console.png.
  */
 const CHROMIUM = '/usr/bin/chromium';
 const FLAGS = [
@@ -101,6 +102,16 @@ describe.skipIf(missing && process.env.REQUIRE_REAL_SERVERS !== '1')('web consol
       expect(s.weight).toMatch(/^\d+(\.\d)? %$/);
       expect(s.cls).not.toBe('');
     }
+  }, STEP_TIMEOUT);
+
+  it('reads a wine label and shows its fields and text', async () => {
+    const label = await wineLabelJpeg({ producer: 'Domaine Rivel', region: 'Pauillac', vintage: 2015, variety: 'Cabernet Sauvignon', country: 'France', colorText: 'Red Wine' });
+    await page.setInputFiles('#wine-input', jpeg('label.jpg', label));
+    await page.waitForSelector('#wine-result .fields', { timeout: 150_000 });
+    const fields = await page.textContent('#wine-result .fields');
+    expect(fields).toContain('2015');
+    expect(fields).toContain('Pauillac');
+    expect(await page.textContent('#wine-result .label-text')).toMatch(/Rivel/i);
     if (process.env.UPDATE_SCREENSHOTS === '1') await page.screenshot({ path: SCREENSHOT, fullPage: true });
   }, STEP_TIMEOUT);
 });

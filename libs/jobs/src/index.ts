@@ -12,3 +12,4 @@ export { COLOR_PREFERRED_SIDE } from './color-palettes';
 export { COLOR_SCOPE_DEFAULT_MIN_SCORE } from './color.service';
 export * from './wine';
 export * from './public-index';
+export * from './ingest-policy';

@@ -409,6 +409,9 @@ async function writeSection(section: string): Promise<void> {
 
 // ---------- main ----------
 async function main(): Promise<void> {
+  // The verification threads are unref'd (they must not keep a server alive): while a search waits on them, nothing
+  // else would keep this script's event loop alive, and Node would exit mid-search with code 0.
+  const keepAlive = setInterval(() => {}, 1 << 30);
   const t0 = performance.now();
   const rnd = mulberry32(OPTS.seed);
   const dataset = await loadDataset(log);
@@ -562,6 +565,7 @@ async function main(): Promise<void> {
     await b.services.close();
     await infra.close();
     await rm(dataDir, { recursive: true, force: true });
+    clearInterval(keepAlive);
   }
 }
 

@@ -1,5 +1,5 @@
 import { ParamError, Params, seconds } from '@loupe/envelope';
-import { DeletePayload, DeleteResult, IngestItem, IngestPayload, IngestResult, JobKind, Stopwatch } from '@loupe/jobs';
+import { DeletePayload, DeleteResult, IngestItem, IngestPayload, IngestResult, JobKind, Stopwatch, IngestPolicy } from '@loupe/jobs';
 import type { JobQueue } from '@loupe/queue';
 import type { CollectionRef, ImageRepository, ImageRow } from '@loupe/storage';
 import { performance } from 'node:perf_hooks';
@@ -39,11 +39,7 @@ export function collectionRef(ctx: OperationContext): CollectionRef {
   return { accountId: ctx.account.id, service: ctx.service };
 }
 
-export interface AddPolicy {
-  onExisting: 'refuse' | 'replace';
-  preferredSide: number;
-  /** Services whose match rectangles refer to the image without solid borders (specification 2.4). */
-  cropBorders?: boolean;
+export interface AddPolicy extends IngestPolicy {
   /** Options for the service's ingest hooks. */
   options?: Record<string, unknown>;
   /** Stats fields of the service's ingest stages, reported (as 0 when nothing was processed) between time_resize and time_add. */
@@ -74,9 +70,9 @@ export class CollectionService {
       account: ctx.account.name,
       service: ctx.service,
       items: staged.items,
-      on_existing: policy.onExisting,
-      preferred_side: policy.preferredSide,
-      crop_borders: policy.cropBorders,
+      on_existing: policy.on_existing,
+      preferred_side: policy.preferred_side,
+      crop_borders: policy.crop_borders,
       options: policy.options,
     };
     let outcome: IngestResult;

@@ -1,8 +1,8 @@
 import { classifyColor, formatColor } from '@loupe/color';
 import { ParamError, Params, Stats, Status } from '@loupe/envelope';
 import {
-  COLOR_PREFERRED_SIDE, ColorCollectionPayload, ColorCollectionResult, ColorImagesPayload, ColorImagesResult, ColorMetadataPayload,
-  ColorMetadataResult, ColorPresenceCount, ColorScope, ColorSearchPayload, ColorSearchResult, JobKind, Stopwatch,
+  ColorCollectionPayload, ColorCollectionResult, ColorImagesPayload, ColorImagesResult, ColorMetadataPayload,
+  ColorMetadataResult, ColorPresenceCount, ColorScope, ColorSearchPayload, ColorSearchResult, INGEST_POLICIES, JobKind, Stopwatch,
 } from '@loupe/jobs';
 import type { JobQueue } from '@loupe/queue';
 import type { ColorRepository, ImageRepository, StoredPaletteColor } from '@loupe/storage';
@@ -219,8 +219,7 @@ export class ColorOperations {
       if (text.trim() !== '') metadata.set(position, readStoredMetadata(`metadata[${position}]`, text));
     }
     const outcome = await this.collection.add(ctx, {
-      onExisting: 'replace',
-      preferredSide: COLOR_PREFERRED_SIDE,
+      ...INGEST_POLICIES.color,
       options: { ...readBackground(p) },
       extras: (position) => (metadata.has(position) ? { metadata: metadata.get(position) } : {}),
     });

@@ -1,16 +1,15 @@
+import { INGEST_POLICIES } from '@loupe/jobs';
 import type { CollectionService } from './collection.service';
 import type { MatchingService } from './matching.service';
 import type { OperationTable } from './operation';
 
-/** Specification 8: the mobile service's preferred smallest image side. */
-export const MOBILE_PREFERRED_SIDE = 600;
 
 /** The mobile service: adds images (no overwrite), searches and compares them, reports their presence and health. */
 export function mobileOperations(collection: CollectionService, matching: MatchingService): OperationTable {
   return {
-    add: (ctx) => collection.add(ctx, { onExisting: 'refuse', preferredSide: MOBILE_PREFERRED_SIDE, cropBorders: true }),
-    search: (ctx) => matching.search(ctx, MOBILE_PREFERRED_SIDE),
-    compare: (ctx) => matching.compare(ctx, MOBILE_PREFERRED_SIDE),
+    add: (ctx) => collection.add(ctx, INGEST_POLICIES.mobile),
+    search: (ctx) => matching.search(ctx, INGEST_POLICIES.mobile.preferred_side),
+    compare: (ctx) => matching.compare(ctx, INGEST_POLICIES.mobile.preferred_side),
     get_info: (ctx) => collection.getInfo(ctx, { reportFingerprint: true }),
     get_metadata: (ctx) => collection.getMetadata(ctx),
     delete: (ctx) => collection.delete(ctx),

@@ -1,6 +1,6 @@
 import { ParamError, Stats } from '@loupe/envelope';
 import {
-  JobKind, WINE_PREFERRED_SIDE, WineExtractPayload, WineExtractResult, WineSearchPayload, WineSearchResult,
+  INGEST_POLICIES, JobKind, WINE_PREFERRED_SIDE, WineExtractPayload, WineExtractResult, WineSearchPayload, WineSearchResult,
 } from '@loupe/jobs';
 import type { JobQueue } from '@loupe/queue';
 import { CollectionService, readGroup } from './collection.service';
@@ -29,7 +29,7 @@ export class WineOperations {
       // Specification 4.12 on the wine service: an existing path is refused; 2.4: rectangles refer to the image
       // without its solid borders; 2.2: the label reading time is reported as time_detect_label.
       add: (ctx) =>
-        this.collection.add(ctx, { onExisting: 'refuse', preferredSide: WINE_PREFERRED_SIDE, cropBorders: true, stageStats: ['time_detect_label'] }),
+        this.collection.add(ctx, { ...INGEST_POLICIES.wine, stageStats: ['time_detect_label'] }),
       search: (ctx) => this.search(ctx),
       extract_metadata: (ctx) => this.extract(ctx, 'metadata'),
       extract_text: (ctx) => this.extract(ctx, 'text'),

@@ -270,7 +270,9 @@ async function wine(file) {
     say('wine-message', `Label read in ${envelope.stats.time_total.toFixed(2)} s.`, 'ok');
     const rows = WINE_FIELDS.filter(([key]) => m[key] !== undefined && m[key] !== '' && !(Array.isArray(m[key]) && m[key].length === 0));
     const table = el('dl', { class: 'fields' }, ...rows.flatMap(([key, label]) => [el('dt', { text: label }), el('dd', { text: Array.isArray(m[key]) ? m[key].join(', ') : String(m[key]) })]));
-    const text = el('pre', { class: 'label-text', text: (m.text_lines ?? []).join('\n') || '(no text)' });
+    // extract_metadata answers the label's words (text_tokens); extract_text would answer its lines.
+    const words = m.text_lines?.join('\n') ?? (m.text_tokens ?? []).join(' ');
+    const text = el('pre', { class: 'label-text', title: 'Words read on the label', text: words || '(no text)' });
     const rects = [m.label_rect, m.variety_rect, m.vintage_rect, m.region_rect, m.country_rect].filter(Boolean);
     box.append(el('div', { class: 'wine-view' }, await imageWithRects(URL.createObjectURL(file), rects, { color: '#8e2c48', maxWidth: 220 }), el('div', {}, table, text)));
   } catch (error) {
