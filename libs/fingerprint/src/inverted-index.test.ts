@@ -42,7 +42,15 @@ describe('inverted index', () => {
     index.add(3, words(9));
     const [first, second] = index.candidates(words(5, 5), 10);
     expect(first.imageKey).toBe(1);
-    expect(first.votes).toBeCloseTo(2 * second.votes);
+    // Two shared occurrences against one, each image's votes divided by sqrt of its word count (3 and 2).
+    expect(first.votes / second.votes).toBeCloseTo((2 / Math.sqrt(3)) / (1 / Math.sqrt(2)));
+  });
+
+  it('ranks a sparse image sharing all its words above a dense one sharing the same words', () => {
+    const index = new InvertedIndex();
+    index.add(1, words(...Array.from({ length: 200 }, (_, i) => 100 + i), 1, 2, 3));
+    index.add(2, words(1, 2, 3));
+    expect(index.candidates(words(1, 2, 3), 10).map((c) => c.imageKey)).toEqual([2, 1]);
   });
 
   it('forgets removed images and replaces re-added ones', () => {

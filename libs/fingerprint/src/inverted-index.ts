@@ -14,6 +14,9 @@ interface Postings {
  * idf(w) = ln(1 + N / df(w)), so rare words count most and a repeated word cannot outvote its repetitions. The
  * smoothing (+1) keeps a word shared by every image worth something: with plain ln(N/df) a collection of one image
  * (or a word in every image) would give zero votes and the image could never be a candidate.
+ * Votes are divided by the square root of the image's word count (the length normalisation of cosine tf-idf): an
+ * image with 1,000 keypoints would otherwise outvote a faint nebula or a smooth wallpaper with 200 simply by having
+ * more words to share, and push the true but sparse image out of the shortlist.
  */
 export class InvertedIndex {
   private readonly postings = new Map<number, Postings>();
@@ -21,6 +24,8 @@ export class InvertedIndex {
   private keyOfSlot: number[] = [];
   /** Distinct words per slot, kept for removal. */
   private wordsOfSlot: Array<Uint32Array | undefined> = [];
+  /** sqrt(word count) per slot: the vote normaliser. */
+  private normOfSlot: number[] = [];
   private freeSlots: number[] = [];
 
   get size(): number {
@@ -35,6 +40,7 @@ export class InvertedIndex {
     this.keyOfSlot[slot] = imageKey;
     const counts = termFrequencies(words);
     this.wordsOfSlot[slot] = Uint32Array.from(counts.keys());
+    this.normOfSlot[slot] = Math.sqrt(Math.max(1, words.length));
     for (const [w, tf] of counts) this.append(w, slot, tf);
   }
 
@@ -55,7 +61,7 @@ export class InvertedIndex {
     this.freeSlots.push(slot);
   }
 
-  /** Best `limit` images by tf-idf votes, highest first; images sharing no word are left out. */
+  /** Best `limit` images by length-normalised tf-idf votes, highest first; images sharing no word are left out. */
   candidates(words: Uint32Array, limit: number): Array<{ imageKey: number; votes: number }> {
     const n = this.size;
     if (n === 0 || limit <= 0) return [];
@@ -66,6 +72,7 @@ export class InvertedIndex {
       const idf = Math.log(1 + n / p.length);
       for (let i = 0; i < p.length; i++) votes[p.slots[i]] += idf * Math.min(tfQuery, p.tf[i]);
     }
+    for (let slot = 0; slot < votes.length; slot++) if (votes[slot] > 0) votes[slot] /= this.normOfSlot[slot];
     return topK(votes, limit)
       .map((slot) => ({ imageKey: this.keyOfSlot[slot], votes: votes[slot] }));
   }

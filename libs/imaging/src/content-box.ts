@@ -21,8 +21,19 @@ const PIXEL_TOLERANCE = 24;
  */
 const LINE_OUTLIER_FRACTION = 0.02;
 
-/** Largest drift (levels, any channel) of line colors within one border run. */
-const RUN_COLOR_TOLERANCE = 24;
+/**
+ * Largest drift (levels, any channel) of line colors within one border run. A painted border is one color; line
+ * means average JPEG noise out, so a tight bound still holds for it, while a smooth gradient (a sky, a wallpaper)
+ * whose rows are each uniform but drift row to row stops counting as a border after a few rows.
+ */
+const RUN_COLOR_TOLERANCE = 10;
+
+/**
+ * Largest share of the width or height one side's borders may take. Frames and mats added around a picture stay well
+ * under it; beyond it the "border" is a flat or smoothly shaded part of the picture itself (a sky, a plain wallpaper),
+ * and cropping it would throw away what the image is recognised by.
+ */
+const MAX_BORDER_SHARE = 0.25;
 
 /**
  * Nested borders removed per side: a frame, a mat and a thin inner line cover scanned
@@ -90,19 +101,38 @@ function shrink(box: BorderBox, side: Side): void {
   else box.right--;
 }
 
+/**
+ * Largest drift (levels, any channel) between a run's first line and its middle line. A painted border is flat (line
+ * means vary by a level or two under JPEG); a gradient whose rows are each uniform drifts steadily, so halfway through
+ * the run it has moved about half of RUN_COLOR_TOLERANCE. Comparing with the middle, not the last line, keeps the
+ * blurred transition lines that JPEG leaves at a border's inner edge from counting.
+ */
+const RUN_FLATNESS = 3;
+
 /** Removes one run of same-colored uniform lines from a side; returns whether anything was removed. */
 function peelRun(img: RgbImage, box: BorderBox, side: Side): boolean {
   if (remaining(box, side) <= 1) return false;
   const runColor = edgeLine(img, box, side);
   if (runColor === null) return false;
+  const before = { ...box };
+  const lines: Rgb[] = [runColor];
   shrink(box, side);
   while (remaining(box, side) > 1) {
     const color = edgeLine(img, box, side);
     if (color === null || !sameColor(color, runColor)) break;
+    lines.push(color);
     shrink(box, side);
+  }
+  // Shading, not a border: leave the side as it was.
+  if (differsBy(lines[Math.floor(lines.length / 2)], runColor, RUN_FLATNESS)) {
+    Object.assign(box, before);
+    return false;
   }
   return true;
 }
+
+const differsBy = (a: Rgb, b: Rgb, step: number): boolean =>
+  Math.max(Math.abs(a[0] - b[0]), Math.abs(a[1] - b[1]), Math.abs(a[2] - b[2])) > step;
 
 /**
  * Bounds of the content inside solid-color borders (spec 2.4: borders may be cropped before
@@ -119,6 +149,10 @@ export function findContentBox(img: RgbImage): BorderBox {
     for (const side of sides) peeled = peelRun(img, box, side) || peeled;
     if (!peeled) break;
   }
+  if (box.top > img.height * MAX_BORDER_SHARE) box.top = 0;
+  if (img.height - box.bottom > img.height * MAX_BORDER_SHARE) box.bottom = img.height;
+  if (box.left > img.width * MAX_BORDER_SHARE) box.left = 0;
+  if (img.width - box.right > img.width * MAX_BORDER_SHARE) box.right = img.width;
   if (box.right - box.left < MIN_CONTENT_SIDE || box.bottom - box.top < MIN_CONTENT_SIDE) return whole;
   return box;
 }

@@ -29,3 +29,31 @@ describe('cropImage', () => {
     expect(cropImage(img, { left: 0, top: 0, right: 40, bottom: 30 })).toBe(img);
   });
 });
+
+describe('solid borders versus shaded content', () => {
+  function gradientWithFrame(frame: number): { data: Uint8Array; width: number; height: number } {
+    const width = 200;
+    const height = 150;
+    const data = new Uint8Array(width * height * 3);
+    for (let y = 0; y < height; y++) {
+      for (let x = 0; x < width; x++) {
+        const i = (y * width + x) * 3;
+        const inFrame = x < frame || y < frame || x >= width - frame || y >= height - frame;
+        // Rows are each one color (a sky), but the color drifts from row to row.
+        const shade = inFrame ? 255 : 40 + Math.round((y / height) * 180);
+        data[i] = shade;
+        data[i + 1] = shade;
+        data[i + 2] = inFrame ? 255 : 200;
+      }
+    }
+    return { data, width, height };
+  }
+
+  it('does not crop a smooth gradient whose rows are each one color', () => {
+    expect(findContentBox(gradientWithFrame(0))).toEqual({ left: 0, top: 0, right: 200, bottom: 150 });
+  });
+
+  it('still crops a white frame around such a gradient, and only the frame', () => {
+    expect(findContentBox(gradientWithFrame(12))).toEqual({ left: 12, top: 12, right: 188, bottom: 138 });
+  });
+});
