@@ -27,6 +27,15 @@ const EDGE_THRESHOLD = 31;
 const PATCH_SIZE = 31;
 /** FAST threshold below the default 20 so blurred and low-contrast (JPEG q10) images still yield corners. */
 const FAST_THRESHOLD = 12;
+/**
+ * Below this many keypoints an image is low-texture (a smooth wallpaper, a faint nebula): detection is repeated on a
+ * locally contrast-equalised copy (CLAHE) with a lower FAST threshold, and the richer result kept. Textured images
+ * never take this path, so their features do not change.
+ */
+const LOW_TEXTURE_POINTS = 200;
+const LOW_TEXTURE_FAST_THRESHOLD = 5;
+const CLAHE_CLIP_LIMIT = 2;
+const CLAHE_TILES = 8;
 
 export interface ExtractOptions {
   maxFeatures?: number;
@@ -61,6 +70,17 @@ function workingScale(width: number, height: number): number {
   return 1;
 }
 
+function detect(cv: Cv, track: <T extends { delete(): void }>(m: T) => T, image: unknown, maxFeatures: number, fastThreshold: number) {
+  const orb = track(
+    new cv.ORB(maxFeatures * OVERDETECT, PYRAMID_SCALE, PYRAMID_LEVELS, EDGE_THRESHOLD, 0, 2, cv.ORB_HARRIS_SCORE, PATCH_SIZE, fastThreshold),
+  );
+  const keypoints = track(new cv.KeyPointVector());
+  const descriptors = track(new cv.Mat());
+  const noMask = track(new cv.Mat());
+  orb.detectAndCompute(image, noMask, keypoints, descriptors);
+  return { keypoints, descriptors };
+}
+
 function extractWith(cv: Cv, img: GrayImage, maxFeatures: number): Features {
   if (img.data.length !== img.width * img.height) throw new RangeError('GrayImage data length must be width*height');
   return withMats((track) => {
@@ -72,13 +92,14 @@ function extractWith(cv: Cv, img: GrayImage, maxFeatures: number): Features {
       const interpolation = scale > 1 ? cv.INTER_LINEAR : cv.INTER_AREA;
       cv.resize(src, work, new cv.Size(Math.round(img.width * scale), Math.round(img.height * scale)), 0, 0, interpolation);
     }
-    const orb = track(
-      new cv.ORB(maxFeatures * OVERDETECT, PYRAMID_SCALE, PYRAMID_LEVELS, EDGE_THRESHOLD, 0, 2, cv.ORB_HARRIS_SCORE, PATCH_SIZE, FAST_THRESHOLD),
-    );
-    const keypoints = track(new cv.KeyPointVector());
-    const descriptors = track(new cv.Mat());
-    const noMask = track(new cv.Mat());
-    orb.detectAndCompute(work, noMask, keypoints, descriptors);
+    let { keypoints, descriptors } = detect(cv, track, work, maxFeatures, FAST_THRESHOLD);
+    if (keypoints.size() < LOW_TEXTURE_POINTS) {
+      const equalized = track(new cv.Mat());
+      const clahe = track(new cv.CLAHE(CLAHE_CLIP_LIMIT, new cv.Size(CLAHE_TILES, CLAHE_TILES)));
+      clahe.apply(work, equalized);
+      const retry = detect(cv, track, equalized, maxFeatures, LOW_TEXTURE_FAST_THRESHOLD);
+      if (retry.keypoints.size() > keypoints.size()) ({ keypoints, descriptors } = retry);
+    }
 
     const n = keypoints.size();
     const xs = new Float32Array(n);

@@ -30,6 +30,12 @@ const MIN_INLIER_RATIO = 0.35;
  */
 const MIN_INLIER_SPREAD = 0.1;
 /**
+ * Inliers above which a fit is a match whatever its spread: the worst unrelated pair measured 18 inliers (two shared
+ * rendered words), while a plain wallpaper whose only texture is one small motif matches a copy of itself with 160+
+ * inliers in a corner of the overlap, which the spread test alone would refuse.
+ */
+const SPREAD_EXEMPT_INLIERS = 40;
+/**
  * RANSAC rounds: at the accepted floor of MIN_INLIER_RATIO inliers, 4-point samples reach 99.5 %
  * confidence after ~350 rounds; more only burns time on pairs that will be rejected anyway.
  */
@@ -98,7 +104,7 @@ function estimate(cv: Cv, query: Features, target: Features, minInliers: number)
     return { transform, inliers: inlierPairs(pairs, affineMask) };
   });
   if (!result || result.inliers.length < MIN_INLIER_RATIO * pairs.length) return null;
-  if (inlierSpread(query, target, result) < MIN_INLIER_SPREAD) return null;
+  if (result.inliers.length < SPREAD_EXEMPT_INLIERS && inlierSpread(query, target, result) < MIN_INLIER_SPREAD) return null;
   return { transform: result.transform, inliers: result.inliers.length };
 }
 
