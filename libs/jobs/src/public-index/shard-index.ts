@@ -34,7 +34,7 @@ export function mergeCandidates(lists: readonly ShardCandidate[][], limit: numbe
  * the index, so its document frequencies estimate the global ones, and shards need not exchange statistics.
  *
  * Past one machine's memory, processes own disjoint shard sets and the same fan-out/merge runs over the queue (one
- * candidate job per shard set, see docs/benchmarks-api.md); `CandidateSource` is the seam for that.
+ * candidate job per shard set, see docs/benchmarks.md, "The path to 10M+ images"); `CandidateSource` is the seam for that.
  */
 export class PublicIndexShards implements CandidateSource {
   private readonly indexes = new Map<number, InvertedIndex>();
