@@ -3,6 +3,7 @@
  * edit works on the collection image's bytes (the ingested copy, longer side <= 1600 px) and returns the query bytes
  * plus, when the edit keeps a known part of the picture, the ground-truth box in PERCENT of the original.
  */
+import { seededRandom } from '@loupe/fingerprint';
 import { tilt } from '@loupe/fingerprint/src/testing/edits';
 import sharp, { type Sharp } from 'sharp';
 
@@ -28,17 +29,8 @@ export interface Edit {
   apply(data: Buffer, width: number, height: number, rnd: () => number): Promise<EditOutput>;
 }
 
-/** Seeded generator (mulberry32). */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Seeded generator (mulberry32), shared with the tests. */
+export { seededRandom as mulberry32 };
 
 /** Query upload encoding for the edits that do not set their own: what a phone or browser would send. */
 const QUERY_QUALITY = 90;
