@@ -21,6 +21,20 @@ describe('verification pool', () => {
     expect(pooled[1]!.target_match_rect).toEqual(local[1]!.target_match_rect);
   }, 60_000);
 
+  it('fails pending work when a thread dies, and keeps serving with a fresh one', async () => {
+    const fragile = new VerifyPool(1);
+    try {
+      const features = await extractFeatures(toGray(await syntheticImage(7)));
+      const pending = fragile.verifyAll(features, [serializeFeatures(features)]);
+      await (fragile as unknown as { workers: Array<{ terminate(): Promise<number> }> }).workers[0].terminate();
+      await expect(pending).rejects.toThrow(/verification thread stopped/);
+      const [again] = await fragile.verifyAll(features, [serializeFeatures(features)]);
+      expect(again?.inliers).toBeGreaterThan(100);
+    } finally {
+      await fragile.close();
+    }
+  }, 60_000);
+
   it('refuses work once closed', async () => {
     const spare = new VerifyPool(1);
     await spare.close();

@@ -15,21 +15,30 @@ interface Pending {
  * HTTP stays free. Each thread loads its own OpenCV (~270 MB heap), so the pool is sized to the cores, not larger.
  */
 export class VerifyPool {
-  private readonly workers: Worker[];
+  private readonly workers: Worker[] = [];
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
   private closed = false;
 
   constructor(readonly size: number) {
-    const entry = path.join(__dirname, 'verify-worker.ts');
-    this.workers = Array.from({ length: size }, () => {
-      const worker = new Worker(path.join(__dirname, 'worker-boot.cjs'), { workerData: { entry } });
-      worker.on('message', (response: VerifyResponse) => this.settle(response));
-      worker.on('error', (error) => this.failAll(error));
-      // A worker must not keep a process alive on its own: the pool's owner closes it.
-      worker.unref();
-      return worker;
+    for (let i = 0; i < size; i++) this.workers.push(this.spawn());
+  }
+
+  private spawn(): Worker {
+    const worker = new Worker(path.join(__dirname, 'worker-boot.cjs'), { workerData: { entry: path.join(__dirname, 'verify-worker.ts') } });
+    worker.on('message', (response: VerifyResponse) => this.settle(response));
+    worker.on('error', (error) => this.failAll(error));
+    // A thread that dies (out of memory in OpenCV, a crash) must not leave searches waiting forever: fail what is
+    // pending and put a fresh thread in its place.
+    worker.on('exit', (code) => {
+      if (this.closed) return;
+      this.failAll(new Error(`A verification thread stopped (exit code ${code}).`));
+      const index = this.workers.indexOf(worker);
+      if (index >= 0) this.workers[index] = this.spawn();
     });
+    // A worker must not keep a process alive on its own: the pool's owner closes it.
+    worker.unref();
+    return worker;
   }
 
   /** Verifies the query against every target; results come back in the targets' order. */
