@@ -1,3 +1,4 @@
+import type { Rect } from '@loupe/fingerprint';
 /**
  * Job names and payloads shared by the gateway (which enqueues) and the workers (which process). Payloads and results
  * are plain JSON: image bytes travel through the blob store, never through the queue.
@@ -88,12 +89,8 @@ export type QuerySource =
   | { staged_key: string; label: string }
   | { filepath: string };
 
-export interface Rect {
-  left: number;
-  right: number;
-  top: number;
-  bottom: number;
-}
+/** Percent rectangle of specification 2.4, as the matching engine computes it. */
+export type { Rect };
 
 /** Specification 2.5b, as computed by the matching engine. */
 export interface MatchItem {

@@ -1,4 +1,4 @@
-import { ParamError, Params, seconds } from '@loupe/envelope';
+import { ParamError, Params, seconds, statusFor } from '@loupe/envelope';
 import { DeletePayload, DeleteResult, IngestItem, IngestPayload, IngestResult, JobKind, Stopwatch, IngestPolicy } from '@loupe/jobs';
 import type { JobQueue } from '@loupe/queue';
 import type { CollectionRef, ImageRepository, ImageRow } from '@loupe/storage';
@@ -6,6 +6,7 @@ import { performance } from 'node:perf_hooks';
 import { ImageInputs } from './image-inputs';
 import type { OperationContext, OperationOutcome } from './operation';
 import { releaseStaged } from './staging';
+import { deadlineOf, remaining } from './deadline';
 
 /** Specification 8: paths per get_info / get_metadata (and, by the same reasoning, delete). */
 export const MAX_PATHS_PER_REQUEST = 10;
@@ -60,7 +61,7 @@ export class CollectionService {
   ) {}
 
   async add(ctx: OperationContext, policy: AddPolicy): Promise<OperationOutcome> {
-    const deadline = ctx.timeoutMs ? Date.now() + ctx.timeoutMs : undefined;
+    const deadline = deadlineOf(ctx);
     const staged = await this.inputs.stage(ctx.params, deadline, policy.extras);
     const stages = Object.fromEntries((policy.stageStats ?? []).map((name) => [name, 0]));
     const stats = { time_download: staged.timeDownload, time_resize: 0, ...stages, time_add: 0 };
@@ -81,7 +82,7 @@ export class CollectionService {
         kind: JobKind.Ingest,
         group: writeGroup(ctx),
         payload,
-        timeoutMs: deadline ? Math.max(1, deadline - Date.now()) : undefined,
+        timeoutMs: remaining(deadline),
       });
     } catch (error) {
       await releaseStaged(error, () => this.inputs.discard(staged.items));
@@ -91,7 +92,7 @@ export class CollectionService {
     return {
       result: [],
       errors,
-      status: errors.length === 0 ? 'ok' : outcome.added.length > 0 ? 'warn' : 'fail',
+      status: statusFor(errors, outcome.added.length > 0),
       stats: { ...stats, time_resize: outcome.time_resize, ...pick(outcome.stage_times, Object.keys(stages)), time_add: outcome.time_add },
     };
   }
@@ -135,7 +136,7 @@ export class CollectionService {
     return {
       result,
       errors,
-      status: errors.length === 0 ? 'ok' : found.length > 0 ? 'warn' : 'fail',
+      status: statusFor(errors, found.length > 0),
       stats: { time_get_metadata: watch.stop() },
     };
   }

@@ -1,5 +1,5 @@
 import { classifyColor, formatColor } from '@loupe/color';
-import { ParamError, Params, Stats, Status } from '@loupe/envelope';
+import { ParamError, Params, Stats, statusFor } from '@loupe/envelope';
 import {
   ColorCollectionPayload, ColorCollectionResult, ColorImagesPayload, ColorImagesResult, ColorMetadataPayload,
   ColorMetadataResult, ColorPresenceCount, ColorScope, ColorSearchPayload, ColorSearchResult, INGEST_POLICIES, JobKind, Stopwatch,
@@ -14,23 +14,14 @@ import {
 import { ImageInputs } from './image-inputs';
 import type { OperationContext, OperationOutcome, OperationTable } from './operation';
 import { releaseStaged } from './staging';
+import { deadlineOf, remaining } from './deadline';
 
 /** Specification 4.2: results per search unless `limit` says otherwise. */
 export const DEFAULT_SEARCH_LIMIT = 10;
 /** Specification 4.3, 4.4: colors returned by extractions unless `limit` says otherwise. */
 export const DEFAULT_EXTRACT_LIMIT = 32;
 
-function status(errors: readonly string[], anyDone: boolean): Status {
-  return errors.length === 0 ? 'ok' : anyDone ? 'warn' : 'fail';
-}
 
-function deadlineOf(ctx: OperationContext): number | undefined {
-  return ctx.timeoutMs ? Date.now() + ctx.timeoutMs : undefined;
-}
-
-function remaining(deadline: number | undefined): number | undefined {
-  return deadline ? Math.max(1, deadline - Date.now()) : undefined;
-}
 
 function extractedItems(palette: readonly StoredPaletteColor[], form: 'rgb' | 'hex'): unknown[] {
   return palette.map((c, i) => ({ color: formatColor(c.rgb, form), rank: i + 1, class: c.class, weight: c.weight }));
@@ -145,7 +136,7 @@ export class ColorOperations {
     const run = await this.imageJob(ctx, { op: 'extract', ...payloadBase });
     const stats: Stats = { ...run.downloadStats, time_resize: run.result?.time_resize ?? 0, time_extract: run.result?.time_work ?? 0 };
     const result = run.result?.palette ? extractedItems(run.result.palette, form) : [];
-    return { result, errors: run.errors, status: status(run.errors, run.result?.palette !== undefined), stats };
+    return { result, errors: run.errors, status: statusFor(run.errors, run.result?.palette !== undefined), stats };
   }
 
   async countImageColors(ctx: OperationContext): Promise<OperationOutcome> {
@@ -155,7 +146,7 @@ export class ColorOperations {
     // Specification 2.2 lists no time_download for count_image_colors; download time is part of time_total.
     const stats: Stats = { time_resize: run.result?.time_resize ?? 0, time_count: run.result?.time_work ?? 0 };
     const result = run.result?.counts ? countedItems(countColors, run.result.counts) : [];
-    return { result, errors: run.errors, status: status(run.errors, run.result?.counts !== undefined), stats };
+    return { result, errors: run.errors, status: statusFor(run.errors, run.result?.counts !== undefined), stats };
   }
 
   async collectionColors(ctx: OperationContext, op: 'extract' | 'count_colors'): Promise<OperationOutcome> {
@@ -176,14 +167,14 @@ export class ColorOperations {
       return {
         result: extractedItems(outcome.palette ?? [], form),
         errors: outcome.errors,
-        status: status(outcome.errors, anyFound),
+        status: statusFor(outcome.errors, anyFound),
         stats: { time_extract: outcome.time_work },
       };
     }
     return {
       result: countedItems(countColors!, outcome.counts ?? []),
       errors: outcome.errors,
-      status: status(outcome.errors, anyFound),
+      status: statusFor(outcome.errors, anyFound),
       stats: { time_count: outcome.time_work },
     };
   }
@@ -209,7 +200,7 @@ export class ColorOperations {
       return { 'count-metadata': xml ? { '@count': count, ...q.sent } : { count, '': q.sent } };
     });
     const anyFound = payload.scope.filepaths === undefined || outcome.errors.length < payload.scope.filepaths.length;
-    return { result: [{ metadata: entries }], errors: outcome.errors, status: status(outcome.errors, anyFound), stats: { time_count: outcome.time_work } };
+    return { result: [{ metadata: entries }], errors: outcome.errors, status: statusFor(outcome.errors, anyFound), stats: { time_count: outcome.time_work } };
   }
 
   async update(ctx: OperationContext): Promise<OperationOutcome> {
@@ -238,7 +229,7 @@ export class ColorOperations {
     const outcome = await this.queue.run<ColorMetadataResult>({ kind: JobKind.ColorMetadata, group: writeGroup(ctx), payload, timeoutMs: ctx.timeoutMs });
     const updated = new Set(outcome.updated);
     const errors = paths.filter((f) => !updated.has(f)).map(missingMessage);
-    return { result: [], errors, status: status(errors, updated.size > 0), stats: { time_update: watch.stop() } };
+    return { result: [], errors, status: statusFor(errors, updated.size > 0), stats: { time_update: watch.stop() } };
   }
 
   async getMetadata(ctx: OperationContext): Promise<OperationOutcome> {
@@ -248,7 +239,7 @@ export class ColorOperations {
     const found = paths.filter((f) => rows.has(f));
     const errors = paths.filter((f) => !rows.has(f)).map(missingMessage);
     const result = found.map((filepath) => ({ filepath, metadata: rows.get(filepath)!.metadata }));
-    return { result, errors, status: status(errors, found.length > 0), stats: { time_get_metadata: watch.stop() } };
+    return { result, errors, status: statusFor(errors, found.length > 0), stats: { time_get_metadata: watch.stop() } };
   }
 
   /** get_search_metadata / get_return_metadata: the keys in the collection with their types and image counts. */

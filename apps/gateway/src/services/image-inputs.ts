@@ -3,6 +3,7 @@ import { IngestItem, stagingKey } from '@loupe/jobs';
 import type { BlobStore } from '@loupe/storage';
 import { performance } from 'node:perf_hooks';
 import { downloadUrl, DownloadError, DownloadLimits } from '../inputs/url-fetcher';
+import { downloadBudget } from './deadline';
 
 /** Specification 8: images or URLs per add/update request. */
 export const MAX_IMAGES_PER_REQUEST = 10;
@@ -148,7 +149,7 @@ export class ImageInputs {
   private async downloadInto(url: string, deadline: number | undefined, staged: Omit<StagedImages, 'items'>): Promise<Buffer | null> {
     const started = performance.now();
     try {
-      const timeoutMs = deadline ? Math.min(this.download.timeoutMs, Math.max(1, deadline - Date.now())) : this.download.timeoutMs;
+      const timeoutMs = downloadBudget(deadline, this.download.timeoutMs);
       return await downloadUrl(url, { ...this.download, timeoutMs });
     } catch (error) {
       if (!(error instanceof DownloadError)) throw error;

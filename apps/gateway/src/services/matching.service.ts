@@ -5,6 +5,7 @@ import { readGroup } from './collection.service';
 import type { OperationContext, OperationOutcome } from './operation';
 import { QueryInputs, StagedQuery } from './query-inputs';
 import { releaseStaged } from './staging';
+import { deadlineOf, remaining } from './deadline';
 
 /** Search results per page unless `limit` says otherwise (specification 4.1). */
 export const DEFAULT_SEARCH_LIMIT = 10;
@@ -17,13 +18,6 @@ function matchOptions(params: Params) {
   };
 }
 
-export function deadlineOf(ctx: OperationContext): number | undefined {
-  return ctx.timeoutMs ? Date.now() + ctx.timeoutMs : undefined;
-}
-
-export function remaining(deadline: number | undefined): number | undefined {
-  return deadline ? Math.max(1, deadline - Date.now()) : undefined;
-}
 
 /**
  * Image search and compare on the matching engine (match, mobile, and the image part of wine). Inputs are read and

@@ -3,6 +3,7 @@ import { QuerySource, stagingKey } from '@loupe/jobs';
 import type { BlobStore } from '@loupe/storage';
 import { performance } from 'node:perf_hooks';
 import { downloadUrl, DownloadError, DownloadLimits } from '../inputs/url-fetcher';
+import { downloadBudget } from './deadline';
 
 export interface StagedQuery {
   source: QuerySource;
@@ -40,7 +41,7 @@ export class QueryInputs {
     const started = performance.now();
     let data: Buffer;
     try {
-      const timeoutMs = deadline ? Math.min(this.download.timeoutMs, Math.max(1, deadline - Date.now())) : this.download.timeoutMs;
+      const timeoutMs = downloadBudget(deadline, this.download.timeoutMs);
       data = await downloadUrl(url!, { ...this.download, timeoutMs });
     } catch (error) {
       if (error instanceof DownloadError) throw new ParamError(`${url}: ${error.message}`);

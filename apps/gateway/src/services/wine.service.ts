@@ -5,7 +5,8 @@ import {
 import type { JobQueue } from '@loupe/queue';
 import { CollectionService, readGroup } from './collection.service';
 import { ImageInputs } from './image-inputs';
-import { deadlineOf, DEFAULT_SEARCH_LIMIT, remaining } from './matching.service';
+import { deadlineOf, remaining } from './deadline';
+import { DEFAULT_SEARCH_LIMIT } from './matching.service';
 import type { OperationContext, OperationOutcome, OperationTable } from './operation';
 import { QueryInputs } from './query-inputs';
 import { releaseStaged } from './staging';

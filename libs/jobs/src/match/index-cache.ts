@@ -1,5 +1,5 @@
 import { InvertedIndex } from '@loupe/fingerprint';
-import type { CollectionRef, IndexedImage, MatchIndexRepository } from '@loupe/storage';
+import { CollectionRef, decodeWords, IndexedImage, MatchIndexRepository } from '@loupe/storage';
 import { matchVocabulary } from './vocabulary';
 
 /** One collection's in-memory search structure, rebuilt from Postgres and kept current from the change log. */
@@ -9,11 +9,6 @@ export interface CollectionIndex {
   seq: number;
 }
 
-function toWords(buffer: Buffer): Uint32Array {
-  // Copy: Postgres buffers may be unaligned slices of a larger allocation.
-  const bytes = Uint8Array.from(buffer);
-  return new Uint32Array(bytes.buffer, 0, bytes.byteLength / 4);
-}
 
 /**
  * Per-process cache of collection indexes. Every lookup asks Postgres for changes since the cached sequence number
@@ -69,7 +64,7 @@ export class MatchIndexCache {
   private addAll(target: CollectionIndex, images: IndexedImage[]): void {
     for (const image of images) {
       if (target.paths.has(image.image_pk)) continue;
-      target.index.add(image.image_pk, toWords(image.words));
+      target.index.add(image.image_pk, decodeWords(image.words));
       target.paths.set(image.image_pk, image.filepath);
     }
   }

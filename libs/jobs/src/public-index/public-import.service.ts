@@ -1,6 +1,6 @@
 import { serializeFeatures } from '@loupe/fingerprint';
 import { encodeJpeg } from '@loupe/imaging';
-import type { BlobStore, PublicIndexRepository } from '@loupe/storage';
+import { encodeWords, type BlobStore, type PublicIndexRepository } from '@loupe/storage';
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { matchVocabulary } from '../match/vocabulary';
@@ -97,7 +97,7 @@ export class PublicImportService {
         feature_count: image.features.count,
         features: serializeFeatures(image.features),
         vocabulary: vocabulary.id,
-        words: Buffer.from(words.buffer, words.byteOffset, words.byteLength),
+        words: encodeWords(words),
       },
       backlink,
       key,

@@ -1,5 +1,5 @@
 import { InvertedIndex } from '@loupe/fingerprint';
-import { PUBLIC_INDEX_PARTITIONS, PublicIndexRepository, ShardImageWords } from '@loupe/storage';
+import { decodeWords, PUBLIC_INDEX_PARTITIONS, PublicIndexRepository, ShardImageWords } from '@loupe/storage';
 
 /** Rows read per page while loading a shard: bounds the transient memory of a load next to the index itself. */
 const LOAD_PAGE_ROWS = 5_000;
@@ -15,11 +15,6 @@ export interface CandidateSource {
   readonly size: number;
 }
 
-function toWords(buffer: Buffer): Uint32Array {
-  // Copy: Postgres buffers may be unaligned slices of a larger allocation.
-  const bytes = Uint8Array.from(buffer);
-  return new Uint32Array(bytes.buffer, 0, bytes.byteLength / 4);
-}
 
 /** Merges shard answers: each shard's top list is exact for that shard, so the global top `limit` is among them. */
 export function mergeCandidates(lists: readonly ShardCandidate[][], limit: number): ShardCandidate[] {
@@ -100,6 +95,6 @@ export class PublicIndexShards implements CandidateSource {
   }
 
   private addAll(index: InvertedIndex, rows: readonly ShardImageWords[]): void {
-    for (const row of rows) index.add(row.id, toWords(row.words));
+    for (const row of rows) index.add(row.id, decodeWords(row.words));
   }
 }

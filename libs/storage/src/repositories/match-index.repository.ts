@@ -1,6 +1,17 @@
 import type { Db, Queryable } from '..';
 import type { CollectionRef } from './images.repository';
 
+/** Visual words as stored (bytea of little-endian uint32) and back. */
+export function encodeWords(words: Uint32Array): Buffer {
+  return Buffer.from(words.buffer, words.byteOffset, words.byteLength);
+}
+
+export function decodeWords(stored: Buffer | Uint8Array): Uint32Array {
+  // Copy: Postgres buffers may be unaligned slices of a larger allocation.
+  const bytes = Uint8Array.from(stored);
+  return new Uint32Array(bytes.buffer, 0, bytes.byteLength / 4);
+}
+
 export interface IndexChange {
   seq: number;
   image_pk: number;
@@ -21,7 +32,7 @@ export class MatchIndexRepository {
     await q.query(
       `INSERT INTO image_words (image_pk, vocabulary, words) VALUES ($1, $2, $3)
        ON CONFLICT (image_pk) DO UPDATE SET vocabulary = EXCLUDED.vocabulary, words = EXCLUDED.words`,
-      [imagePk, vocabulary, Buffer.from(words.buffer, words.byteOffset, words.byteLength)],
+      [imagePk, vocabulary, encodeWords(words)],
     );
   }
 

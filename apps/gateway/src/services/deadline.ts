@@ -1,0 +1,16 @@
+import type { OperationContext } from './operation';
+
+/** When the caller's `timeout` runs out (epoch ms), or undefined for no limit. */
+export function deadlineOf(ctx: OperationContext): number | undefined {
+  return ctx.timeoutMs ? Date.now() + ctx.timeoutMs : undefined;
+}
+
+/** Milliseconds left before the deadline (at least 1, so an expired budget still times out rather than meaning "none"). */
+export function remaining(deadline: number | undefined): number | undefined {
+  return deadline ? Math.max(1, deadline - Date.now()) : undefined;
+}
+
+/** A URL download's time limit: the configured one, shortened to what the caller's deadline leaves. */
+export function downloadBudget(deadline: number | undefined, limitMs: number): number {
+  return deadline ? Math.min(limitMs, remaining(deadline)!) : limitMs;
+}
