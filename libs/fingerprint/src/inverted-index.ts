@@ -97,14 +97,15 @@ export class InvertedIndex {
   }
 }
 
-function termFrequencies(words: Uint32Array): Map<number, number> {
+/** Occurrences of each word in a word list. */
+export function termFrequencies(words: Uint32Array): Map<number, number> {
   const counts = new Map<number, number>();
   for (const w of words) counts.set(w, (counts.get(w) ?? 0) + 1);
   return counts;
 }
 
 /** Indices of the `k` largest positive values, largest first (partial selection, no full sort of N). */
-function topK(values: Float64Array, k: number): number[] {
+export function topK(values: Float64Array, k: number): number[] {
   const best: number[] = [];
   let floor = 0;
   for (let i = 0; i < values.length; i++) {

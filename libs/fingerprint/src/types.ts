@@ -63,4 +63,9 @@ export interface VerifyOptions {
   checkHorizontalFlip?: boolean;
   /** Fewest RANSAC inliers accepted as a match. Default `DEFAULT_MIN_INLIERS`. */
   minInliers?: number;
+  /**
+   * Return the best plausible fit even when too few of the pairs agree with it or its inliers cover too little of the
+   * overlap: a candidate alignment for a dense check (`confirmDense`), never a match by itself. Default false.
+   */
+  weakFit?: boolean;
 }

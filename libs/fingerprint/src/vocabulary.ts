@@ -73,9 +73,23 @@ export class Vocabulary {
     return out;
   }
 
-  private wordOf(descriptors: Uint8Array, i: number): number {
+  /**
+   * Per keypoint of `f`, the tree node reached after `depth` levels (a coarse cell of descriptor space: 10 cells at
+   * depth 1, 100 at depth 2). Node ids are global, below `nodeCount`.
+   */
+  cells(f: Features, depth: number): Int32Array {
+    const out = new Int32Array(f.count);
+    for (let i = 0; i < f.count; i++) out[i] = this.descend(f.descriptors, i, depth);
+    return out;
+  }
+
+  get nodeCount(): number {
+    return this.firstChild.length;
+  }
+
+  private descend(descriptors: Uint8Array, i: number, depth: number): number {
     let node = 0;
-    while (this.firstChild[node] >= 0) {
+    for (let level = 0; level < depth && this.firstChild[node] >= 0; level++) {
       const first = this.firstChild[node];
       let best = first;
       let bestD = Infinity;
@@ -88,7 +102,11 @@ export class Vocabulary {
       }
       node = best;
     }
-    return this.word[node];
+    return node;
+  }
+
+  private wordOf(descriptors: Uint8Array, i: number): number {
+    return this.word[this.descend(descriptors, i, Infinity)];
   }
 
   /** Layout (little endian): magic, nodes, size (u32 each), then per node firstChild i32, word i32, childCount u8, centre u8[32]. */

@@ -42,7 +42,7 @@ export class VerifyPool {
   }
 
   /** Verifies the query against every target; results come back in the targets' order. */
-  async verifyAll(query: Features, targets: readonly Buffer[], options: VerifyOptions = {}): Promise<Array<MatchResult | null>> {
+  async verifyAll(query: Features, targets: readonly Uint8Array[], options: VerifyOptions = {}): Promise<Array<MatchResult | null>> {
     if (this.closed) throw new Error('The verification pool is closed.');
     if (targets.length === 0) return [];
     const queryBytes = new Uint8Array(serializeFeatures(query));
@@ -62,7 +62,7 @@ export class VerifyPool {
     await Promise.all(this.workers.map((w) => w.terminate()));
   }
 
-  private send(worker: number, query: Uint8Array, targets: Buffer[], options: VerifyOptions): Promise<Array<MatchResult | null>> {
+  private send(worker: number, query: Uint8Array, targets: Uint8Array[], options: VerifyOptions): Promise<Array<MatchResult | null>> {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });

@@ -1,7 +1,7 @@
 import { parentPort } from 'node:worker_threads';
 import { deserializeFeatures } from '../features-codec';
 import type { MatchResult, VerifyOptions } from '../types';
-import { verifyMatch } from '../verify';
+import { verifyInThisThread } from '../verify-batch';
 
 export interface VerifyRequest {
   id: number;
@@ -16,10 +16,7 @@ export type VerifyResponse = { id: number; results: Array<MatchResult | null> } 
 parentPort!.on('message', async (request: VerifyRequest) => {
   try {
     const query = deserializeFeatures(Buffer.from(request.query.buffer, request.query.byteOffset, request.query.byteLength));
-    const results: Array<MatchResult | null> = [];
-    for (const target of request.targets) {
-      results.push(await verifyMatch(query, deserializeFeatures(Buffer.from(target.buffer, target.byteOffset, target.byteLength)), request.options));
-    }
+    const results = await verifyInThisThread(query, request.targets, request.options);
     parentPort!.postMessage({ id: request.id, results } satisfies VerifyResponse);
   } catch (error) {
     parentPort!.postMessage({ id: request.id, error: error instanceof Error ? error.message : String(error) } satisfies VerifyResponse);

@@ -1,4 +1,4 @@
-import { deserializeFeatures, enhancedScore, Features, MatchResult, renderOverlay, verifyMatch, VerifyOptions } from '@loupe/fingerprint';
+import { confirmDense, deserializeFeatures, enhancedScore, Features, MatchResult, renderOverlay, verifyInThisThread, verifyMatch, VerifyBatch } from '@loupe/fingerprint';
 import { decodeToRgb, RgbImage } from '@loupe/imaging';
 import type { BlobStore, CollectionRef, ImageRepository, MatchIndexRepository } from '@loupe/storage';
 import type { CompareResult, ComparePayload, MatchItem, QuerySource, SearchPayload, SearchResult } from '../contracts';
@@ -9,19 +9,15 @@ import { storeOverlay } from './overlay-store';
 import { pathPredicate } from './path-filter';
 import { LoadedQuery, QueryLoader } from './query-loader';
 import { matchVocabulary } from './vocabulary';
+import { MAX_VERIFIED, verifyInRounds, verifyStoredFeatures } from './verify-rounds';
 
 /**
  * Candidates taken from the inverted index before filters: enough that a name or path filter still leaves a full
  * shortlist in a large collection.
  */
 const CANDIDATE_POOL = 200;
-/**
- * Candidates verified geometrically. Verification (~20-40 ms a pair) dominates search time; the true image ranks in
- * the first few by votes for every edit the benchmark makes, so 12 buys recall headroom at a bounded cost.
- */
-const MIN_SHORTLIST = 12;
-/** Never verify more than this, whatever offset + limit asks for: it bounds the worst-case latency of one search. */
-const MAX_SHORTLIST = 60;
+/** Best-voted candidates given the dense second chance when feature verification found nothing (~25 ms each). */
+const DENSE_CANDIDATES = 3;
 
 function round1(n: number): number {
   return Math.round(n * 10) / 10;
@@ -53,7 +49,7 @@ export class MatchService {
     private readonly blobs: BlobStore,
     private readonly cache: MatchIndexCache,
     /** Verifies a shortlist in parallel (worker threads); without it, one pair after another in this thread. */
-    private readonly verifyAll?: (query: Features, targets: Buffer[], options: VerifyOptions) => Promise<Array<MatchResult | null>>,
+    private readonly verifyAll: VerifyBatch = verifyInThisThread,
   ) {
     this.loader = new QueryLoader(images, blobs);
   }
@@ -66,15 +62,18 @@ export class MatchService {
       const query = await this.loader.load(ref, payload.query, { preferredSide: payload.preferred_side, includeMirror: options.check_horizontal_flip }, resizeWatch);
       const searchWatch = new Stopwatch().start();
       const collection = await this.cache.get(ref);
-      const shortlist = this.shortlist(query.features, collection.index, collection.paths, payload);
-      const stored = await this.index.features(shortlist);
-      const present = shortlist.filter((imagePk) => stored.has(imagePk));
-      const verdicts = await this.verify(query.features, present.map((imagePk) => stored.get(imagePk)!), { checkHorizontalFlip: options.check_horizontal_flip });
-      const matches: Array<{ filepath: string; imagePk: number; match: MatchResult }> = [];
-      present.forEach((imagePk, i) => {
-        const match = verdicts[i];
-        if (match) matches.push({ filepath: collection.paths.get(imagePk)!, imagePk, match });
-      });
+      const ranked = this.rankCandidates(query.features, collection.index, collection.paths, payload);
+      const wanted = options.limit > 0 ? options.offset + options.limit : MAX_VERIFIED;
+      const fetched = new Map<number, Buffer>();
+      const verifyBatch = verifyStoredFeatures(
+        (ids) => this.index.features(ids),
+        (targets) => this.verifyAll(query.features, targets, { checkHorizontalFlip: options.check_horizontal_flip }),
+        fetched,
+      );
+      const verified = await verifyInRounds(ranked, wanted, verifyBatch);
+      const found =
+        verified.length > 0 ? verified : await this.confirmDensely(ref, query, ranked.slice(0, DENSE_CANDIDATES), fetched, collection.paths, options.check_horizontal_flip);
+      const matches = found.map(({ candidate: imagePk, result: match }) => ({ filepath: collection.paths.get(imagePk)!, imagePk, match }));
       matches.sort((a, b) => b.match.score - a.match.score || a.filepath.localeCompare(b.filepath));
       const kept = matches.filter((m) => m.match.score >= options.min_score);
       const page = options.limit > 0 ? kept.slice(options.offset, options.offset + options.limit) : kept.slice(options.offset);
@@ -107,7 +106,9 @@ export class MatchService {
       const first = await this.loader.load(ref, payload.first, { preferredSide: payload.preferred_side, includeMirror: options.check_horizontal_flip }, resizeWatch);
       const second = await this.loader.load(ref, payload.second, { preferredSide: payload.preferred_side, includeMirror: false }, resizeWatch);
       const compareWatch = new Stopwatch().start();
-      const match = await verifyMatch(first.features, second.features, { checkHorizontalFlip: options.check_horizontal_flip });
+      const match =
+        (await verifyMatch(first.features, second.features, { checkHorizontalFlip: options.check_horizontal_flip })) ??
+        (await confirmDense(first, second, { checkHorizontalFlip: options.check_horizontal_flip }));
       const items: MatchItem[] = [];
       if (match && match.score >= options.min_score) items.push(await this.describeCompare(first, second, match, payload));
       return { query_filepath: first.label, items, time_resize: resizeWatch.elapsed, time_compare: compareWatch.stop() };
@@ -128,15 +129,35 @@ export class MatchService {
     return item;
   }
 
-  private async verify(query: Features, targets: Buffer[], options: VerifyOptions): Promise<Array<MatchResult | null>> {
-    if (this.verifyAll) return this.verifyAll(query, targets, options);
-    const results: Array<MatchResult | null> = [];
-    for (const target of targets) results.push(await verifyMatch(query, deserializeFeatures(target), options));
-    return results;
+  /**
+   * When no candidate passed feature verification, the best-voted few get the dense second chance (`confirmDense`):
+   * smooth or faint images whose copies keep too few corners for the feature check.
+   */
+  private async confirmDensely(
+    ref: CollectionRef,
+    query: LoadedQuery,
+    candidates: number[],
+    /** Features read by the verification rounds, which always cover the best-voted candidates. */
+    stored: ReadonlyMap<number, Buffer>,
+    paths: Map<number, string>,
+    checkHorizontalFlip: boolean,
+  ) {
+    const rows = await this.images.findByPaths(ref, candidates.map((imagePk) => paths.get(imagePk)!));
+    const found: Array<{ candidate: number; result: MatchResult }> = [];
+    for (const imagePk of candidates) {
+      const row = rows.get(paths.get(imagePk)!);
+      const features = stored.get(imagePk);
+      // Rows without a stored image (imported word lists only) have nothing to compare densely.
+      const data = row?.norm_blob_key && features?.length ? await this.blobs.get(row.norm_blob_key) : null;
+      if (!data) continue;
+      const result = await confirmDense(query, { rgb: await decodeToRgb(data), features: deserializeFeatures(features!) }, { checkHorizontalFlip });
+      if (result) found.push({ candidate: imagePk, result });
+    }
+    return found;
   }
 
   /** The candidates to verify: best-voted first, filtered by name/path, mirrored words included for flip checks. */
-  private shortlist(features: Features, index: { candidates(w: Uint32Array, n: number): Array<{ imageKey: number; votes: number }> }, paths: Map<number, string>, payload: SearchPayload): number[] {
+  private rankCandidates(features: Features, index: { candidates(w: Uint32Array, n: number): Array<{ imageKey: number; votes: number }> }, paths: Map<number, string>, payload: SearchPayload): number[] {
     const { vocabulary } = matchVocabulary();
     const votes = new Map<number, number>();
     const collect = (f: Features) => {
@@ -145,11 +166,10 @@ export class MatchService {
     collect(features);
     if (payload.options.check_horizontal_flip && features.mirrored) collect(features.mirrored);
     const allowed = pathPredicate(payload.options);
-    const size = Math.min(MAX_SHORTLIST, Math.max(MIN_SHORTLIST, payload.options.offset + (payload.options.limit || MAX_SHORTLIST)));
     return [...votes.entries()]
       .filter(([imagePk]) => !allowed || allowed(paths.get(imagePk) ?? ''))
       .sort((a, b) => b[1] - a[1])
-      .slice(0, size)
+      .slice(0, MAX_VERIFIED)
       .map(([imagePk]) => imagePk);
   }
 

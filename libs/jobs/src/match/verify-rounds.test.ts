@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { FIRST_ROUND, MAX_VERIFIED, verifyInRounds } from './verify-rounds';
+
+/** Candidates 0..n-1; those in `matching` verify. Records every batch asked for. */
+function run(n: number, matching: number[], wanted: number) {
+  const batches: number[][] = [];
+  const ranked = Array.from({ length: n }, (_, i) => i);
+  const done = verifyInRounds(ranked, wanted, async (batch) => {
+    batches.push(batch);
+    return batch.map((c) => (matching.includes(c) ? `match ${c}` : null));
+  });
+  return done.then((found) => ({ found: found.map((f) => f.candidate), batches }));
+}
+
+describe('verification in rounds', () => {
+  it('stops after the first round when it finds a match', async () => {
+    const { found, batches } = await run(200, [0, 5], 10);
+    expect(found).toEqual([0, 5]);
+    expect(batches).toHaveLength(1);
+    expect(batches[0]).toHaveLength(FIRST_ROUND);
+  });
+
+  it('goes on round after round until a low-ranked match is found', async () => {
+    const { found, batches } = await run(200, [30, 70], 10);
+    expect(found).toEqual([30]);
+    expect(batches.map((b) => b[0])).toEqual([0, 12, 24]);
+  });
+
+  it('verifies at most MAX_VERIFIED candidates when nothing matches', async () => {
+    const { found, batches } = await run(200, [], 10);
+    expect(found).toEqual([]);
+    expect(batches.flat()).toEqual(Array.from({ length: MAX_VERIFIED }, (_, i) => i));
+  });
+
+  it('verifies the whole page asked for in the first round, and never more than there are candidates', async () => {
+    expect((await run(200, [1], 40)).batches[0]).toHaveLength(40);
+    expect((await run(200, [1], 500)).batches[0]).toHaveLength(MAX_VERIFIED);
+    expect((await run(5, [], 10)).batches).toEqual([[0, 1, 2, 3, 4]]);
+    expect((await run(0, [], 10)).batches).toEqual([]);
+  });
+});
