@@ -8,8 +8,8 @@
  * The collection holds the flat labels; queries are photos of some of them.
  *
  *   npx tsx tools/bench/wine/run.ts [--labels N] [--queries N] [--seed N]
- *   Quick (~4 min on 2 cores): --labels 120 --queries 40 (the default)
- *   Full: --labels 1000 --queries 200
+ *   Quick (~2 min on 2 cores): --labels 120 --queries 40 (the default)
+ *   Full (~17 min on 2 cores under load): --labels 1000 --queries 200
  */
 import { createWorkerServices, JobKind, stagingKey, WINE_PREFERRED_SIDE, type IngestPayload, type WineExtractPayload, type WineExtractResult, type IngestResult, type WineSearchPayload, type WineSearchResult } from '@loupe/jobs';
 import { intersectionOverUnion } from '@loupe/ocr';
@@ -129,6 +129,10 @@ async function main(): Promise<void> {
     let twinQueries = 0;
     let twinHits = 0;
     const misses: string[] = [];
+    /** score_text of the results (top 10) against the photo: its own label, its near-twins, other producers' labels. */
+    const textOwn: number[] = [];
+    const textTwin: number[] = [];
+    const textOther: number[] = [];
     for (const [qi, entry] of queries.entries()) {
       const photo = await wineBottlePhoto(entry.spec, {
         seed: SEED * 1000 + qi,
@@ -162,13 +166,24 @@ async function main(): Promise<void> {
       const found = await run<WineSearchResult>(JobKind.WineSearch, searchPayload);
       searchTimes.push(performance.now() - t0);
       const producer = entry.filepath.split('/')[0];
+      for (const item of found.items) {
+        if (item.score_text === undefined) continue;
+        if (item.filepath === entry.filepath) textOwn.push(item.score_text);
+        else if (item.filepath.startsWith(`${producer}/`)) textTwin.push(item.score_text);
+        else textOther.push(item.score_text);
+      }
       const hasTwin = collection.some((e) => e !== entry && e.filepath.startsWith(`${producer}/`));
       if (hasTwin) twinQueries++;
       if (found.items[0]?.filepath === entry.filepath) {
         hits++;
         if (hasTwin) twinHits++;
       } else {
-        misses.push(`${entry.filepath} (${entry.spec.producer} ${entry.spec.vintage} ${entry.spec.variety}) → ${found.items[0]?.filepath ?? 'nothing'}; read: ${meta.vintage_year} ${meta.variety_type}`);
+        const rank = found.items.findIndex((i) => i.filepath === entry.filepath);
+        const show = (i: WineSearchResult['items'][number]) => `${i.filepath} [score ${i.score}, match ${i.match_percent} %, text ${i.score_text ?? '-'}]`;
+        misses.push(
+          `${entry.filepath} (${entry.spec.producer} ${entry.spec.vintage} ${entry.spec.variety}) → ${found.items[0] ? show(found.items[0]) : 'nothing'}; ` +
+            `true label ${rank < 0 ? 'not in the top 10' : `at rank ${rank + 1} ${show(found.items[rank])}`}; read: ${meta.vintage_year} ${meta.variety_type}`,
+        );
       }
     }
     const pct = (n: number) => ((100 * n) / QUERIES).toFixed(1);
@@ -178,6 +193,8 @@ async function main(): Promise<void> {
       `field accuracy: vintage ${pct(fields.vintage)} %, variety ${pct(fields.variety)} %, region ${pct(fields.region)} %, country ${pct(fields.country)} %, color ${pct(fields.color)} %`,
       `label_rect IoU: mean ${(ious.reduce((s, v) => s + v, 0) / ious.length).toFixed(3)}, median ${percentile(ious, 50).toFixed(3)}, share ≥ 0.7: ${pct(ious.filter((v) => v >= 0.7).length)} %`,
       `search recall@1: ${pct(hits)} % (near-twin queries: ${twinQueries ? ((100 * twinHits) / twinQueries).toFixed(1) : '-'} %)`,
+      `score_text in the results: own label min ${Math.min(...textOwn)}, p5 ${percentile(textOwn, 5)} (${textOwn.length}); ` +
+        `near-twins ${Math.min(...textTwin)}-${Math.max(...textTwin)} (${textTwin.length}); other producers max ${Math.max(...textOther)}, p95 ${percentile(textOther, 95)} (${textOther.length})`,
       `extract_metadata per image: p50 ${ms(percentile(extractTimes, 50))}, p95 ${ms(percentile(extractTimes, 95))}`,
       `search: p50 ${ms(percentile(searchTimes, 50))}, p95 ${ms(percentile(searchTimes, 95))}`,
       `add per image (batches of 10): p50 ${ms(percentile(addTimes, 50))}, p95 ${ms(percentile(addTimes, 95))}`,
