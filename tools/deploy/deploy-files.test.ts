@@ -18,6 +18,7 @@ import { parse, parseAllDocuments } from 'yaml';
 import { ALL_JOB_KINDS } from '../../libs/jobs/src/contracts';
 import { DEFAULT_POLICY } from '../../libs/queue/src/policy';
 import { createProcessors, type ProcessorDeps } from '../../libs/jobs/src/processors';
+import { candidateKind, parseShardSets, PUBLIC_CANDIDATES_KIND } from '../../libs/jobs/src/public-index/shard-sets';
 import { composeValidator, dockerignoreKeeps, interpolate, parseDotEnv, type Interpolation } from './compose';
 import { quantity, schemaErrors, typeErrors, type K8sObject } from './kubernetes';
 
@@ -120,6 +121,7 @@ interface PodSpec {
 interface Deployment extends K8sObject {
   spec: {
     replicas?: number;
+    strategy?: { rollingUpdate?: { maxUnavailable?: number | string } };
     selector: { matchLabels: Record<string, string> };
     template: { metadata: { labels: Record<string, string> }; spec: PodSpec };
   };
@@ -136,6 +138,10 @@ const byComponent = (component: string): Deployment => {
 const gatewayDeployment = byComponent('gateway');
 const workerDeployments = deployments.filter((d) => d !== gatewayDeployment);
 const configMap = ofKind('ConfigMap')[0] as K8sObject & { data: Record<string, string> };
+const queuesOf = (d: Deployment): string[] =>
+  (d.spec.template.spec.containers[0].env ?? []).find((e) => e.name === 'WORKER_QUEUES')!.value!.split(',');
+/** Owners of public index shard sets (workers-shards.yaml): their queues are the per-set candidate kinds only. */
+const shardOwners = workerDeployments.filter((d) => queuesOf(d).every((k) => k.startsWith(`${PUBLIC_CANDIDATES_KIND}_`)));
 const secret = ofKind('Secret')[0] as K8sObject & { stringData?: Record<string, string>; data?: Record<string, string> };
 
 /** Dockerfile instructions, with line continuations joined and comments dropped. */
@@ -488,15 +494,39 @@ describe('infra/k8s', () => {
   });
 
   it('checks worker readiness with the image health-check script (workers have no HTTP endpoint)', () => {
-    for (const d of workerDeployments) {
+    for (const d of workerDeployments.filter((w) => !shardOwners.includes(w))) {
       const [container] = d.spec.template.spec.containers;
       expect(container.readinessProbe?.exec?.command).toEqual(['node', HEALTHCHECK_SCRIPT, 'redis']);
     }
   });
 
+  it('checks shard owners on the worker\'s /health/live, which apps/worker serves only after loading its shards', () => {
+    const main = read('apps/worker/src/main.ts');
+    // The metrics/health server starts after the warm-up loop and the BullMQ workers, on METRICS_PORT (9464).
+    expect(main.indexOf('loaded in')).toBeLessThan(main.indexOf('createServer('));
+    expect(main).toMatch(/METRICS_PORT \?\? 9464/);
+    for (const d of shardOwners) {
+      const [container] = d.spec.template.spec.containers;
+      expect(container.readinessProbe?.httpGet, d.metadata.name).toEqual({ path: LIVE_PATH, port: 9464 });
+    }
+  });
+
+  it('gives every shard set of PUBLIC_SHARD_SETS exactly one owner Deployment, with two replicas and a PDB', () => {
+    const sets = parseShardSets(configMap.data.PUBLIC_SHARD_SETS)!;
+    expect(sets.length).toBeGreaterThanOrEqual(2);
+    const owned = shardOwners.map(queuesOf);
+    expect(owned.flat().sort()).toEqual(sets.map(candidateKind).sort());
+    for (const queues of owned) expect(queues).toHaveLength(1);
+    const pdbs = ofKind<K8sObject & { spec: { selector: { matchLabels: Record<string, string> } } }>('PodDisruptionBudget');
+    for (const d of shardOwners) {
+      expect(d.spec.replicas, d.metadata.name).toBeGreaterThanOrEqual(2);
+      expect(d.spec.strategy?.rollingUpdate?.maxUnavailable, d.metadata.name).toBe(0);
+      expect(pdbs.some((p) => p.spec.selector.matchLabels['app.kubernetes.io/component'] === d.metadata.labels?.['app.kubernetes.io/component'])).toBe(true);
+    }
+  });
+
   it('gives every job kind exactly one worker group: writes to worker-write, reads to worker-search', () => {
-    const queues = (d: Deployment): string[] =>
-      (d.spec.template.spec.containers[0].env ?? []).find((e) => e.name === 'WORKER_QUEUES')!.value!.split(',');
+    const queues = queuesOf;
     const write = queues(byComponent('worker-write'));
     const search = queues(byComponent('worker-search'));
     expect(write).toEqual(expect.arrayContaining(['ingest', 'delete', 'fingerprint']));
@@ -507,7 +537,7 @@ describe('infra/k8s', () => {
     const all = workerDeployments.flatMap(queues);
     expect(new Set(all).size).toBe(all.length);
     // apps/worker/src/main.ts refuses to start with a kind it has no processor for.
-    const deps = { images: {}, blobs: {}, matchIndex: {}, db: {} } as unknown as ProcessorDeps;
+    const deps = { images: {}, blobs: {}, matchIndex: {}, db: {}, publicShards: { sets: configMap.data.PUBLIC_SHARD_SETS } } as unknown as ProcessorDeps;
     expect(Object.keys(createProcessors(deps))).toEqual(expect.arrayContaining(all));
     for (const d of workerDeployments) {
       const concurrency = d.spec.template.spec.containers[0].env?.find((e) => e.name === 'WORKER_CONCURRENCY')?.value;

@@ -1,10 +1,11 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { createServer, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseManifest, PublicImportService, runImport } from '@loupe/jobs';
 import { MODES, startTestSystem, TestSystem } from './harness';
+import { multipart, signedQuery, Signing } from './api-signing';
 import { flatJpeg, sceneJpeg } from './images';
 
 // The public Node client: its GET calls go through unchanged; its upload signing is used with our own transport,
@@ -13,55 +14,6 @@ import { flatJpeg, sceneJpeg } from './images';
 const TinEye = require('tineye-api');
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const ApiRequest = require('tineye-api/lib/api_request.js');
-
-/**
- * An independent signer, written from compatibility.md alone: Python's quote_plus for image_url and the file name
- * (only A-Za-z0-9_.-~ unescaped, spaces as '+'), lower-cased.
- */
-function quotePlus(value: string): string {
-  return [...Buffer.from(value, 'utf8')]
-    .map((b) => {
-      const c = String.fromCharCode(b);
-      if (/[A-Za-z0-9_.\-~]/.test(c)) return c;
-      if (c === ' ') return '+';
-      return `%${b.toString(16).toUpperCase().padStart(2, '0')}`;
-    })
-    .join('');
-}
-
-interface Signing {
-  publicKey: string;
-  privateKey: string;
-  algorithm?: 'sha1' | 'sha256';
-  date?: number;
-  nonce?: string;
-  /** The base URL the client believes it talks to (defaults to the test gateway's). */
-  base?: string;
-}
-
-function signedQuery(method: 'GET' | 'POST', operation: string, params: Record<string, string>, s: Signing, base: string, upload?: { boundary: string; filename: string }): URLSearchParams {
-  const date = String(s.date ?? Math.floor(Date.now() / 1000));
-  const nonce = s.nonce ?? randomBytes(12).toString('hex');
-  const sorted = Object.keys(params)
-    .sort()
-    .map((k) => `${k}=${k === 'image_url' ? quotePlus(params[k]).toLowerCase() : params[k]}`)
-    .join('&');
-  const url = `${s.base ?? base}${operation}/`;
-  const text =
-    method === 'GET'
-      ? `${s.privateKey}GET${date}${nonce}${url}${sorted}`
-      : `${s.privateKey}POSTmultipart/form-data; boundary=${upload!.boundary}${quotePlus(upload!.filename).toLowerCase()}${date}${nonce}${url}${sorted}`;
-  const sig = createHmac(s.algorithm ?? 'sha1', s.privateKey).update(text).digest('hex');
-  return new URLSearchParams({ api_key: s.publicKey, date, nonce, api_sig: sig, ...params });
-}
-
-function multipart(boundary: string, filename: string, data: Buffer): Buffer {
-  return Buffer.concat([
-    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="image_upload"; filename="${filename}"\r\nContent-Type: image/jpeg\r\n\r\n`),
-    data,
-    Buffer.from(`\r\n--${boundary}--\r\n`),
-  ]);
-}
 
 const MAIN = { publicKey: 'pub-main', privateKey: 'priv-main' };
 const QUOTA = { publicKey: 'pub-quota', privateKey: 'priv-quota' };

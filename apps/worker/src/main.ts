@@ -1,5 +1,5 @@
-import { createWorkerServices } from '@loupe/jobs';
-import { startBullWorkers } from '@loupe/queue';
+import { createWorkerServices, ExpirySweeper, PUBLIC_CANDIDATES_KIND, publicCandidateKinds } from '@loupe/jobs';
+import { createBullQueue, JobQueue, startBullWorkers } from '@loupe/queue';
 import { createLogger, instrumentProcessors, loadConfig, Metrics, openInfrastructure } from '@loupe/runtime';
 import { createServer } from 'node:http';
 
@@ -16,24 +16,42 @@ async function main(): Promise<void> {
   const log = createLogger('worker');
   const metrics = new Metrics();
   const infra = await openInfrastructure(config);
-  const services = createWorkerServices(infra);
+  // With PUBLIC_SHARD_SETS, a public search here fans out one candidate job per shard set to the sets' owners.
+  const candidateKinds = publicCandidateKinds(config.publicShardSets);
+  const fanOut: JobQueue | null = candidateKinds.length > 0 ? createBullQueue({ redisUrl: config.redisUrl, prefix: config.redisPrefix, kinds: candidateKinds }) : null;
+  const services = createWorkerServices({ ...infra, publicShards: { sets: config.publicShardSets, queue: () => fanOut } });
   const processors = instrumentProcessors(services.processors, metrics, log);
   const known = Object.keys(processors);
   const kinds = (process.env.WORKER_QUEUES ?? '').split(',').map((k) => k.trim()).filter(Boolean);
   const unknown = kinds.filter((k) => !known.includes(k));
   if (unknown.length > 0) {
+    await fanOut?.close();
     await infra.close();
-    throw new Error(`WORKER_QUEUES: unknown job kinds ${unknown.join(', ')}; known: ${known.join(', ')}.`);
+    const hint = unknown.some((k) => k.startsWith(PUBLIC_CANDIDATES_KIND))
+      ? ` (${PUBLIC_CANDIDATES_KIND}_<set> kinds follow PUBLIC_SHARD_SETS${config.publicShardSets ? `="${config.publicShardSets}"` : ', which is not set'})`
+      : '';
+    throw new Error(`WORKER_QUEUES: unknown job kinds ${unknown.join(', ')}${hint}; known: ${known.join(', ')}.`);
+  }
+  const running = kinds.length > 0 ? kinds : known;
+  // A shard owner loads its shards before it takes candidate jobs, so searches never wait on a load: until then the
+  // set's other owners (or the search's timeout) answer.
+  for (const kind of running.filter((k) => candidateKinds.includes(k))) {
+    const started = Date.now();
+    await services.processors[kind]({ words: [], limit: 0 }, { kind, group: 'warm-up', attempt: 1 });
+    console.log(`Loupe worker: ${kind} loaded in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   }
   const concurrency = Number(process.env.WORKER_CONCURRENCY || 1);
   const workers = await startBullWorkers({
     redisUrl: config.redisUrl,
     prefix: config.redisPrefix,
     processors,
-    kinds: kinds.length > 0 ? kinds : known,
+    kinds: running,
     concurrency,
     stalledIntervalMs: process.env.WORKER_STALLED_INTERVAL_MS ? Number(process.env.WORKER_STALLED_INTERVAL_MS) : undefined,
   });
+  const sweeper = new ExpirySweeper(infra.publicApi, infra.blobs, { overlayTtlHours: config.overlayTtlHours }).start(config.sweepIntervalMinutes, (message, error) =>
+    error ? log.warn({ err: error instanceof Error ? error.message : String(error) }, message) : log.info(message),
+  );
   const metricsPort = Number(process.env.METRICS_PORT ?? 9464);
   const server = createServer(async (req, res) => {
     if (req.url === '/metrics') {
@@ -49,7 +67,9 @@ async function main(): Promise<void> {
   const stop = async (signal: string) => {
     console.log(`${signal}: finishing current jobs and stopping`);
     server.close();
+    await sweeper.stop();
     await workers.close();
+    await fanOut?.close();
     await services.close();
     await infra.close();
     process.exit(0);

@@ -1,4 +1,4 @@
-import { Features, MatchResult, VerifyOptions, VerifyPool } from '@loupe/fingerprint';
+import { verifyInThisThread, VerifyBatch, VerifyPool } from '@loupe/fingerprint';
 import type { ProcessorMap } from '@loupe/queue';
 import { availableParallelism } from 'node:os';
 import { BlobStore, ColorRepository, Db, ImageRepository, MatchIndexRepository, PublicIndexRepository, WineLabelRepository } from '@loupe/storage';
@@ -12,8 +12,7 @@ import { IngestHook, IngestService } from './ingest.service';
 import { MatchIndexCache } from './match/index-cache';
 import { MatchService } from './match/match.service';
 import { SearchIndexHook } from './match/search-index.hook';
-import { matchVocabulary } from './match/vocabulary';
-import { PublicIndexShards, PublicSearchPayload, PublicSearchService } from './public-index';
+import { publicIndexProcessors, PublicShardOptions } from './public-index';
 import { WineExtractPayload, WineExtractService, WineLabelHook, WineLabelReader, WineSearchPayload, WineSearchService } from './wine';
 
 /** Collections searched by image matching: their adds also write visual words to the search index. */
@@ -25,6 +24,8 @@ export interface ProcessorDeps {
   matchIndex: MatchIndexRepository;
   /** The color service's palettes and metadata live in their own tables, reached through this database. */
   db: Db;
+  /** Public index shard sets owned by other processes (PUBLIC_SHARD_SETS) and the queue reaching them. */
+  publicShards?: PublicShardOptions;
 }
 
 export interface WorkerServices {
@@ -37,7 +38,7 @@ export interface WorkerServices {
  * Threads that verify a search's shortlist in parallel: one per core by default (VERIFY_THREADS overrides; 0 keeps
  * verification in the calling thread). Started on the first search only, so write-only workers never pay for them.
  */
-function verificationThreads(): { verifyAll: (q: Features, t: Buffer[], o: VerifyOptions) => Promise<Array<MatchResult | null>>; close(): Promise<void> } | null {
+function verificationThreads(): { verifyAll: VerifyBatch; close(): Promise<void> } | null {
   const size = process.env.VERIFY_THREADS !== undefined ? Number(process.env.VERIFY_THREADS) : Math.min(4, availableParallelism());
   if (!Number.isInteger(size) || size <= 0) return null;
   let pool: VerifyPool | null = null;
@@ -65,7 +66,7 @@ export function createWorkerServices(deps: ProcessorDeps): WorkerServices {
 
 export function createProcessors(
   deps: ProcessorDeps,
-  verifyAll?: (q: Features, t: Buffer[], o: VerifyOptions) => Promise<Array<MatchResult | null>>,
+  verifyAll: VerifyBatch = verifyInThisThread,
   labelReader: WineLabelReader = new WineLabelReader(),
 ): ProcessorMap {
   const searchIndex = new SearchIndexHook(deps.matchIndex);
@@ -82,8 +83,6 @@ export function createProcessors(
   const color = new ColorService(colorRepository, deps.blobs);
   const wineSearch = new WineSearchService(matching, labelReader, wineLabels, deps.blobs);
   const wineExtract = new WineExtractService(labelReader, deps.blobs);
-  const publicIndex = new PublicIndexRepository(deps.db);
-  const publicSearch = new PublicSearchService(publicIndex, deps.blobs, new PublicIndexShards(publicIndex, matchVocabulary().id), verifyAll);
   return {
     [JobKind.Ingest]: (payload: IngestPayload) => ingest.ingest(payload),
     [JobKind.Delete]: (payload: DeletePayload) => deletion.delete(payload),
@@ -96,6 +95,6 @@ export function createProcessors(
     [JobKind.ColorMetadata]: (payload: ColorMetadataPayload) => color.updateMetadata(payload),
     [JobKind.WineSearch]: (payload: WineSearchPayload) => wineSearch.search(payload),
     [JobKind.WineExtract]: (payload: WineExtractPayload) => wineExtract.extract(payload),
-    [JobKind.PublicSearch]: (payload: PublicSearchPayload) => publicSearch.search(payload),
+    ...publicIndexProcessors(new PublicIndexRepository(deps.db), deps.blobs, verifyAll, deps.publicShards),
   };
 }

@@ -25,6 +25,12 @@ export interface AppConfig {
   apiRateLimitPerMinute: number;
   /** Trust X-Forwarded-Proto/Host/Prefix from a reverse proxy when rebuilding the URL a client signed. */
   trustProxy: boolean;
+  /** Public index shard sets owned by separate workers, e.g. `0-7,8-15`; unset = every process holds all shards. */
+  publicShardSets?: string;
+  /** Rendered overlays (collection and public API) are deleted this many hours after they were made. */
+  overlayTtlHours: number;
+  /** How often processes running workers sweep expired overlays, nonces and rate buckets; 0 = never. */
+  sweepIntervalMinutes: number;
 }
 
 function intFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -77,5 +83,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     // Specification 8: 30 searches per minute by default.
     apiRateLimitPerMinute: intFromEnv(env, 'API_RATE_LIMIT_PER_MINUTE', 30),
     trustProxy: boolFromEnv(env, 'TRUST_PROXY', false),
+    publicShardSets: env.PUBLIC_SHARD_SETS || undefined,
+    overlayTtlHours: intFromEnv(env, 'OVERLAY_TTL_HOURS', 24),
+    sweepIntervalMinutes: intFromEnv(env, 'SWEEP_INTERVAL_MINUTES', 60),
   };
 }

@@ -1,4 +1,4 @@
-import { ALL_JOB_KINDS, createWorkerServices } from '@loupe/jobs';
+import { ALL_JOB_KINDS, createWorkerServices, publicCandidateKinds } from '@loupe/jobs';
 import { createBullQueue, createInProcessQueue, JobQueue, startBullWorkers, WorkerHandle } from '@loupe/queue';
 import type { Logger } from 'pino';
 import type { AppConfig } from './config';
@@ -17,10 +17,13 @@ export interface QueueRuntime {
  * With Redis: a BullMQ queue; this process also runs workers only when RUN_WORKERS is set.
  */
 export async function openQueues(config: AppConfig, infra: Infrastructure, observe: { metrics: Metrics; log: Logger }): Promise<QueueRuntime> {
-  const services = createWorkerServices(infra);
+  // Public searches fan out to the shard-set owners through this same queue, which is built from these processors.
+  let fanOut: JobQueue | null = null;
+  const services = createWorkerServices({ ...infra, publicShards: { sets: config.publicShardSets, queue: () => fanOut } });
   const processors = instrumentProcessors(services.processors, observe.metrics, observe.log);
   if (!config.redisUrl) {
     const queue = withRequestIds(createInProcessQueue({ processors }));
+    fanOut = queue;
     return {
       queue,
       workers: null,
@@ -30,7 +33,8 @@ export async function openQueues(config: AppConfig, infra: Infrastructure, obser
       },
     };
   }
-  const queue = withRequestIds(createBullQueue({ redisUrl: config.redisUrl, prefix: config.redisPrefix, kinds: [...ALL_JOB_KINDS] }));
+  const queue = withRequestIds(createBullQueue({ redisUrl: config.redisUrl, prefix: config.redisPrefix, kinds: [...ALL_JOB_KINDS, ...publicCandidateKinds(config.publicShardSets)] }));
+  fanOut = queue;
   const workers = config.runWorkers
     ? await startBullWorkers({ redisUrl: config.redisUrl, prefix: config.redisPrefix, processors, kinds: Object.keys(processors) })
     : null;

@@ -6,14 +6,18 @@
  * only; `verify` below reports what one failed verification costs, to add for a fully real index).
  * Recall@1 is measured on crops of the real images.
  *
- *   npx tsx tools/bench/api/run.ts [total=100000] [real=200] [queries=40]
+ *   node --expose-gc --import tsx tools/bench/api/run.ts [total=100000] [real=200] [queries=40]
  *
- * Embedded PGlite in memory by default; BENCH_DATABASE_URL=postgres://… measures on Postgres.
+ * Embedded PGlite in memory by default; BENCH_DATABASE_URL=postgres://… measures on Postgres, which keeps the
+ * database out of this process, so the memory growth measured while loading the shards is the shards' own.
+ * --expose-gc lets the memory figures be taken after a full collection. Searches verify on VERIFY_THREADS threads
+ * (default: one per core, at most 4), as a worker does.
  */
 import { matchVocabulary } from '../../../libs/jobs/src/match/vocabulary';
-import { verifyMatch } from '@loupe/fingerprint';
-import { loadPublicImage, ManifestEntry, PublicImportService, PublicIndexShards, PublicSearchService, runImport } from '@loupe/jobs';
-import { migrate, MIGRATIONS, openBlobStore, openDatabase, PublicIndexRepository } from '@loupe/storage';
+import { InvertedIndex, verifyMatch, VerifyPool } from '@loupe/fingerprint';
+import { loadPublicImage, ManifestEntry, parseShardSets, PublicImportService, publicIndexProcessors, PublicIndexShards, PublicSearchService, QueuedCandidateSource, runImport } from '@loupe/jobs';
+import { createBullQueue, JobQueue, startBullWorkers } from '@loupe/queue';
+import { decodeWords, migrate, MIGRATIONS, openBlobStore, openDatabase, PUBLIC_INDEX_PARTITIONS, PublicIndexRepository } from '@loupe/storage';
 import { createTestDatabase } from '@loupe/storage/src/testing';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -83,13 +87,48 @@ async function main(): Promise<void> {
     await db.query(`UPDATE public_index_stats SET image_count = (SELECT count(*) FROM public_images)`);
     console.log(`padding: ${total - realCount} synthetic images inserted in ${((performance.now() - padStart) / 1000).toFixed(1)} s`);
 
-    // 3. Shard load and search latency.
+    // 3. Memory per image: the generic InvertedIndex (what the shards used before) and the compact shards, each
+    // measured after a full collection, one at a time.
+    const settle = () => {
+      (globalThis as { gc?: () => void }).gc?.();
+      (globalThis as { gc?: () => void }).gc?.();
+      return process.memoryUsage();
+    };
+    const growth = (before: NodeJS.MemoryUsage, after: NodeJS.MemoryUsage, images: number) =>
+      (['rss', 'heapUsed', 'arrayBuffers'] as const)
+        .map((k) => `${k} +${((after[k] - before[k]) / 1048576).toFixed(0)} MB (${((after[k] - before[k]) / images).toFixed(0)} B/image)`)
+        .join(', ');
+    if (!(globalThis as { gc?: () => void }).gc) console.log('(no --expose-gc: memory figures include garbage not yet collected)');
+    {
+      const before = settle();
+      const generic: InvertedIndex[] = [];
+      let n = 0;
+      for (let shard = 0; shard < PUBLIC_INDEX_PARTITIONS; shard++) {
+        const index = new InvertedIndex();
+        for (let afterId = 0; ; ) {
+          const page = await repo.shardWords(shard, vocabulary.id, { afterId, limit: 5000 });
+          for (const row of page) index.add(row.id, decodeWords(row.words));
+          n += page.length;
+          if (page.length < 5000) break;
+          afterId = page[page.length - 1].id;
+        }
+        generic.push(index);
+      }
+      console.log(`InvertedIndex (before): ${n} images: ${growth(before, settle(), n)}`);
+      generic.length = 0;
+    }
     const shards = new PublicIndexShards(repo, vocabulary.id);
-    const memoryBefore = process.memoryUsage();
+    const memoryBefore = settle();
     const loadStart = performance.now();
     await shards.refresh();
-    console.log(`shard load: ${shards.size} images in 16 shards in ${((performance.now() - loadStart) / 1000).toFixed(1)} s, memory +${((process.memoryUsage().rss - memoryBefore.rss) / 1048576).toFixed(0)} MB RSS (typed arrays +${((process.memoryUsage().arrayBuffers - memoryBefore.arrayBuffers) / 1048576).toFixed(0)} MB)`);
-    const search = new PublicSearchService(repo, blobs, shards);
+    const loadSeconds = (performance.now() - loadStart) / 1000;
+    console.log(`shard load: ${shards.size} images in 16 shards in ${loadSeconds.toFixed(1)} s; CompactShardIndex: ${growth(memoryBefore, settle(), shards.size)}; typed arrays ${(shards.typedBytes / 1048576).toFixed(0)} MB (${(shards.typedBytes / shards.size).toFixed(0)} B/image)`);
+    const threads = process.env.VERIFY_THREADS !== undefined ? Number(process.env.VERIFY_THREADS) : Math.min(4, os.availableParallelism());
+    const pool = threads > 0 ? new VerifyPool(threads) : null;
+    const search = new PublicSearchService(repo, blobs, shards, pool ? pool.verifyAll.bind(pool) : undefined);
+    // One untimed search starts the threads (each loads OpenCV), as in a worker that has served a search before.
+    await blobs.put('staging/warm', originals[0]);
+    await search.search({ query: { staged_key: 'staging/warm', label: 'warm' }, offset: 0, limit: 10, sort: 'score', order: 'desc' });
     const latencies: number[] = [];
     let hits = 0;
     const rq = mulberry32(11);
@@ -110,12 +149,37 @@ async function main(): Promise<void> {
       await shards.candidates(probeWords, 200);
       candidateTimes.push(performance.now() - started);
     }
+    // 4. The same candidates through the queue: two shard sets, each owned by a BullMQ worker (in this process, over
+    // BENCH_REDIS_URL), fanned out and merged as a search with PUBLIC_SHARD_SETS=0-7,8-15 does.
+    if (process.env.BENCH_REDIS_URL) {
+      const prefix = `bench-${Date.now()}`;
+      let queue: JobQueue | null = null;
+      const processors = publicIndexProcessors(repo, blobs, undefined, { sets: '0-7,8-15', queue: () => queue });
+      const owned = ['public_candidates_0-7', 'public_candidates_8-15'];
+      const ownerLoad = performance.now();
+      for (const kind of owned) await processors[kind]({ words: [], limit: 0 }, { kind, group: 'warm-up', attempt: 1 });
+      const ownerLoadSeconds = (performance.now() - ownerLoad) / 1000;
+      const workers = await startBullWorkers({ redisUrl: process.env.BENCH_REDIS_URL, prefix, processors, kinds: owned });
+      queue = createBullQueue({ redisUrl: process.env.BENCH_REDIS_URL, prefix, kinds: owned });
+      const remote = new QueuedCandidateSource(parseShardSets('0-7,8-15')!, () => queue);
+      const remoteTimes: number[] = [];
+      for (let q = 0; q < 21; q++) {
+        const started = performance.now();
+        const merged = await remote.candidates(probeWords, 200);
+        remoteTimes.push(performance.now() - started);
+        if (q === 0 && JSON.stringify(merged) !== JSON.stringify(await shards.candidates(probeWords, 200))) throw new Error('fan-out and local candidates differ');
+      }
+      console.log(`shard sets over BullMQ (2 sets, owners loaded in ${ownerLoadSeconds.toFixed(1)} s): candidates median ${[...remoteTimes].sort((a, b) => a - b)[10].toFixed(1)} ms, same list as local`);
+      await queue.close();
+      await workers.close();
+    }
     const other = await loadPublicImage(originals[1], 'other');
     const verifyStart = performance.now();
     for (let q = 0; q < 10; q++) await verifyMatch(probe.features, other.features);
     console.log(`shard fan-out (candidates only): median ${[...candidateTimes].sort((a, b) => a - b)[10].toFixed(1)} ms; one failed verification: ${((performance.now() - verifyStart) / 10).toFixed(0)} ms (at most 12-60 per search, spread over VERIFY_THREADS)`);
     const sorted = [...latencies].sort((a, b) => a - b);
-    console.log(`search over ${shards.size} images: p50 ${percentile(sorted, 50).toFixed(0)} ms, p95 ${percentile(sorted, 95).toFixed(0)} ms, max ${sorted[sorted.length - 1].toFixed(0)} ms; recall@1 ${hits}/${queryCount} (crops of real images, overlays included)`);
+    await pool?.close();
+    console.log(`search over ${shards.size} images (${threads} verification threads): p50 ${percentile(sorted, 50).toFixed(0)} ms, p95 ${percentile(sorted, 95).toFixed(0)} ms, max ${sorted[sorted.length - 1].toFixed(0)} ms; recall@1 ${hits}/${queryCount} (crops of real images, overlays included)`);
   } finally {
     await db.close();
     await pg?.drop();

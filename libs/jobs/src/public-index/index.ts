@@ -3,7 +3,13 @@ export { loadPublicImage, PUBLIC_FORMATS, PUBLIC_PREFERRED_SIDE, CANNOT_IDENTIFY
 export { PublicIndexShards, mergeCandidates } from './shard-index';
 export type { CandidateSource, ShardCandidate } from './shard-index';
 export { PublicSearchService, expandByDomain } from './public-search.service';
+export { candidateKind, CANDIDATE_TIMEOUT_MS, parseShardSets, PUBLIC_CANDIDATES_KIND, QueuedCandidateSource, shardSetName } from './shard-sets';
+export type { PublicCandidatesPayload, ShardSet } from './shard-sets';
+export { publicCandidateKinds, publicIndexProcessors } from './processors';
+export type { PublicShardOptions } from './processors';
 export { publicOverlayKey } from './overlay-store';
+export { ExpirySweeper } from './expiry-sweeper';
+export type { SweepOptions, SweepReport } from './expiry-sweeper';
 export { parseManifest, ManifestError, domainOf, splitCsvLine } from './manifest';
 export type { ManifestEntry } from './manifest';
 export { PublicImportService, entryKey, readSource } from './public-import.service';

@@ -1,8 +1,9 @@
-import { deserializeFeatures, Features, MatchResult, renderOverlay, verifyMatch, VerifyOptions } from '@loupe/fingerprint';
+import { renderOverlay, verifyInThisThread, type MatchResult, type VerifyBatch } from '@loupe/fingerprint';
 import { decodeToRgb } from '@loupe/imaging';
 import type { BlobStore, PublicBacklink, PublicImageRow, PublicIndexRepository } from '@loupe/storage';
 import { Stopwatch } from '../stopwatch';
 import { matchVocabulary } from '../match/vocabulary';
+import { MAX_VERIFIED, verifyInRounds, verifyStoredFeatures } from '../match/verify-rounds';
 import { PublicMatch, PublicSearchPayload, PublicSearchResult } from './contracts';
 import { storePublicOverlay } from './overlay-store';
 import { loadPublicImage } from './public-image';
@@ -10,11 +11,6 @@ import type { CandidateSource } from './shard-index';
 
 /** Candidates taken from the shards before verification: as in collection search, enough headroom for ranking noise. */
 const CANDIDATE_POOL = 200;
-/** Images verified geometrically at least: the true image ranks in the first few by votes for the edits we test. */
-const MIN_SHORTLIST = 12;
-/** Never verify more, whatever offset + limit asks: verification (~20-40 ms a pair) bounds a search's latency. */
-const MAX_SHORTLIST = 60;
-
 function round2(n: number): number {
   return Math.round(n * 100) / 100;
 }
@@ -61,7 +57,7 @@ export class PublicSearchService {
     private readonly blobs: BlobStore,
     private readonly index: CandidateSource,
     /** Verifies a shortlist on worker threads when the process has them; in this thread otherwise. */
-    private readonly verifyAll?: (query: Features, targets: Buffer[], options: VerifyOptions) => Promise<Array<MatchResult | null>>,
+    private readonly verifyAll: VerifyBatch = verifyInThisThread,
   ) {}
 
   async search(payload: PublicSearchPayload): Promise<PublicSearchResult> {
@@ -74,17 +70,14 @@ export class PublicSearchService {
 
       const searchWatch = new Stopwatch().start();
       const words = matchVocabulary().vocabulary.quantize(query.features);
-      const wanted = payload.limit > 0 ? payload.offset + payload.limit : MAX_SHORTLIST;
-      const shortlist = (await this.index.candidates(words, CANDIDATE_POOL)).slice(0, Math.min(MAX_SHORTLIST, Math.max(MIN_SHORTLIST, wanted)));
-      const stored = await this.repo.features(shortlist.map((c) => c.imageId));
-      // An image without features cannot match (only a synthetic benchmark row has none); skip it rather than fail.
-      const targets = shortlist.filter((c) => (stored.get(c.imageId)?.length ?? 0) > 0);
-      const results = await this.verify(query.features, targets.map((c) => stored.get(c.imageId)!));
-      const verified: Verified[] = [];
-      targets.forEach((c, i) => {
-        const match = results[i];
-        if (match) verified.push({ id: c.imageId, match });
-      });
+      const wanted = payload.limit > 0 ? payload.offset + payload.limit : MAX_VERIFIED;
+      const ranked = (await this.index.candidates(words, CANDIDATE_POOL)).map((c) => c.imageId);
+      const found = await verifyInRounds(
+        ranked,
+        wanted,
+        verifyStoredFeatures((ids) => this.repo.features(ids), (targets) => this.verifyAll(query.features, targets, {})),
+      );
+      const verified: Verified[] = found.map(({ candidate, result }) => ({ id: candidate, match: result }));
       const ids = verified.map((v) => v.id);
       const [rows, backlinks] = await Promise.all([this.repo.images(ids), this.repo.backlinks(ids)]);
       const all = expandByDomain(verified, rows, backlinks);
@@ -111,13 +104,6 @@ export class PublicSearchService {
     } finally {
       await this.blobs.delete(payload.query.staged_key);
     }
-  }
-
-  private async verify(query: Features, targets: Buffer[]): Promise<Array<MatchResult | null>> {
-    if (this.verifyAll) return this.verifyAll(query, targets, {});
-    const out: Array<MatchResult | null> = [];
-    for (const target of targets) out.push(await verifyMatch(query, deserializeFeatures(target)));
-    return out;
   }
 }
 

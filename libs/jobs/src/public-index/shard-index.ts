@@ -1,5 +1,5 @@
-import { InvertedIndex } from '@loupe/fingerprint';
 import { decodeWords, PUBLIC_INDEX_PARTITIONS, PublicIndexRepository, ShardImageWords } from '@loupe/storage';
+import { CompactShardIndex } from './compact-index';
 
 /** Rows read per page while loading a shard: bounds the transient memory of a load next to the index itself. */
 const LOAD_PAGE_ROWS = 5_000;
@@ -9,12 +9,10 @@ export interface ShardCandidate {
   votes: number;
 }
 
-/** What a search needs from the index: the best-voted images for a query's words. Local or, later, remote. */
+/** What a search needs from the index: the best-voted images for a query's words. Local, or remote (shard-sets.ts). */
 export interface CandidateSource {
   candidates(words: Uint32Array, limit: number): Promise<ShardCandidate[]>;
-  readonly size: number;
 }
-
 
 /** Merges shard answers: each shard's top list is exact for that shard, so the global top `limit` is among them. */
 export function mergeCandidates(lists: readonly ShardCandidate[][], limit: number): ShardCandidate[] {
@@ -23,16 +21,16 @@ export function mergeCandidates(lists: readonly ShardCandidate[][], limit: numbe
 
 /**
  * The public index's search structure, split into shards that follow the table partitions (shard s = partition
- * `public_images_p<s>`, images hashed by id). This process owns `shards` (all by default); each owned shard is an
- * InvertedIndex rebuilt from its partition and kept current from `public_index_log`, and a query fans out to every
- * owned shard and merges. Each shard scores with its own idf: hashing by id makes every shard a uniform sample of
+ * `public_images_p<s>`, images hashed by id). This process owns `shards` (all by default); each owned shard is a
+ * CompactShardIndex (InvertedIndex's scoring in a quarter of its memory) rebuilt from its partition and kept current
+ * from `public_index_log`, and a query fans out to every owned shard and merges. Each shard scores with its own idf: hashing by id makes every shard a uniform sample of
  * the index, so its document frequencies estimate the global ones, and shards need not exchange statistics.
  *
  * Past one machine's memory, processes own disjoint shard sets and the same fan-out/merge runs over the queue (one
- * candidate job per shard set, see docs/benchmarks.md, "The path to 10M+ images"); `CandidateSource` is the seam for that.
+ * candidate job per shard set: QueuedCandidateSource in shard-sets.ts).
  */
 export class PublicIndexShards implements CandidateSource {
-  private readonly indexes = new Map<number, InvertedIndex>();
+  private readonly indexes = new Map<number, CompactShardIndex>();
   private seq = 0;
   private loaded: Promise<void> | null = null;
   private refreshing: Promise<void> | null = null;
@@ -46,6 +44,13 @@ export class PublicIndexShards implements CandidateSource {
   get size(): number {
     let n = 0;
     for (const index of this.indexes.values()) n += index.size;
+    return n;
+  }
+
+  /** Bytes of the loaded shards' typed arrays (for the benchmark's memory per image). */
+  get typedBytes(): number {
+    let n = 0;
+    for (const index of this.indexes.values()) n += index.typedBytes;
     return n;
   }
 
@@ -71,7 +76,7 @@ export class PublicIndexShards implements CandidateSource {
     // Read the log position first: images committed while the shards load are applied again by catchUp, harmlessly.
     this.seq = await this.repo.latestSeq(this.shards);
     for (const shard of this.shards) {
-      const index = new InvertedIndex();
+      const index = new CompactShardIndex();
       let afterId = 0;
       for (;;) {
         const page = await this.repo.shardWords(shard, this.vocabularyId, { afterId, limit: LOAD_PAGE_ROWS });
@@ -79,6 +84,7 @@ export class PublicIndexShards implements CandidateSource {
         if (page.length < LOAD_PAGE_ROWS) break;
         afterId = page[page.length - 1].id;
       }
+      index.trim();
       this.indexes.set(shard, index);
     }
   }
@@ -94,7 +100,7 @@ export class PublicIndexShards implements CandidateSource {
     this.seq = changes[changes.length - 1].seq;
   }
 
-  private addAll(index: InvertedIndex, rows: readonly ShardImageWords[]): void {
+  private addAll(index: CompactShardIndex, rows: readonly ShardImageWords[]): void {
     for (const row of rows) index.add(row.id, decodeWords(row.words));
   }
 }

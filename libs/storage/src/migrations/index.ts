@@ -4,6 +4,7 @@ import { matchIndex } from './002-match-index';
 import { color } from './003-color';
 import { wine } from './004-wine';
 import { publicIndex } from './005-public-index';
+import { maintenanceCursors } from './006-maintenance-cursors';
 
 /** Every schema change, in order. Append; never edit one that has shipped. */
-export const MIGRATIONS: readonly Migration[] = [collections, matchIndex, color, wine, publicIndex];
+export const MIGRATIONS: readonly Migration[] = [collections, matchIndex, color, wine, publicIndex, maintenanceCursors];

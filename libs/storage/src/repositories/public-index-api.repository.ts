@@ -146,6 +146,29 @@ export class PublicApiRepository {
   }
 
   /**
+   * Rate buckets untouched for `idleSeconds`. A bucket refills to full within a minute, and a missing row is a full
+   * bucket, so dropping idle rows changes no answer; it keeps keys that stopped searching from staying forever.
+   */
+  async deleteIdleRateBuckets(idleSeconds: number): Promise<number> {
+    return (await this.db.query(`DELETE FROM api_rate_buckets WHERE updated_at < now() - $1::float8 * interval '1 second'`, [idleSeconds])).rowCount;
+  }
+
+  /** A cleanup cursor (maintenance_cursors), null before the first sweep. */
+  async cursor(name: string): Promise<number | null> {
+    const { rows } = await this.db.query<{ value: number }>('SELECT value FROM maintenance_cursors WHERE name = $1', [name]);
+    return rows.length > 0 ? Number(rows[0].value) : null;
+  }
+
+  /** Moves a cursor forward only: two sweepers finishing in either order leave the further position. */
+  async advanceCursor(name: string, value: number): Promise<void> {
+    await this.db.query(
+      `INSERT INTO maintenance_cursors (name, value) VALUES ($1, $2)
+       ON CONFLICT (name) DO UPDATE SET value = GREATEST(maintenance_cursors.value, EXCLUDED.value), updated_at = now()`,
+      [name, value],
+    );
+  }
+
+  /**
    * Postgres token bucket (same arithmetic as takeToken in @loupe/auth): the upsert refills and takes in one
    * statement under the row lock; no row back means no token.
    */

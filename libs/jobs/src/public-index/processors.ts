@@ -1,0 +1,45 @@
+import type { VerifyBatch } from '@loupe/fingerprint';
+import type { JobQueue, ProcessorMap } from '@loupe/queue';
+import type { BlobStore, PublicIndexRepository } from '@loupe/storage';
+import { matchVocabulary } from '../match/vocabulary';
+import { JobKind } from '../contracts';
+import type { PublicSearchPayload } from './contracts';
+import { PublicSearchService } from './public-search.service';
+import { PublicIndexShards } from './shard-index';
+import { candidateKind, parseShardSets, PublicCandidatesPayload, QueuedCandidateSource } from './shard-sets';
+
+export interface PublicShardOptions {
+  /** `PUBLIC_SHARD_SETS`; unset = this process holds every shard (see shard-sets.ts). */
+  sets?: string;
+  /** The queue that reaches the shard owners; needed only when `sets` is given. */
+  queue?: () => JobQueue | null;
+}
+
+/**
+ * The public index's job kinds: `public_search`, and with shard sets one `public_candidates_<set>` per set. Shards
+ * are loaded by the first job that needs them, so a process loads only the sets whose kinds it actually runs.
+ */
+export function publicIndexProcessors(
+  repo: PublicIndexRepository,
+  blobs: BlobStore,
+  /** Verification threads; verified in the calling thread when absent. */
+  verifyAll: VerifyBatch | undefined,
+  options: PublicShardOptions = {},
+): ProcessorMap {
+  const vocabularyId = matchVocabulary().id;
+  const sets = parseShardSets(options.sets) ?? [];
+  const candidates = sets.length > 0 ? new QueuedCandidateSource(sets, options.queue ?? (() => null)) : new PublicIndexShards(repo, vocabularyId);
+  const search = new PublicSearchService(repo, blobs, candidates, verifyAll);
+  const processors: ProcessorMap = { [JobKind.PublicSearch]: (payload: PublicSearchPayload) => search.search(payload) };
+  for (const set of sets) {
+    let shards: PublicIndexShards | null = null;
+    processors[candidateKind(set)] = (payload: PublicCandidatesPayload) =>
+      (shards ??= new PublicIndexShards(repo, vocabularyId, set)).candidates(Uint32Array.from(payload.words), payload.limit);
+  }
+  return processors;
+}
+
+/** The per-set job kinds of a `PUBLIC_SHARD_SETS` value (none when unset). */
+export function publicCandidateKinds(sets: string | undefined): string[] {
+  return (parseShardSets(sets) ?? []).map(candidateKind);
+}
