@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ACCOUNT, call, formWith, MODES, PASSWORD, startTestSystem, USER } from './harness';
 import { sceneJpeg } from './images';
-import { freePort, killHard, startApp, waitFor } from './processes';
+import { freePort, killHard, startApp, waitFor, serversEnv } from './processes';
 
 /** Ten large images make an add that runs for seconds, so a kill lands in the middle of it. */
 async function bigBatch(): Promise<FormData> {
@@ -85,14 +85,7 @@ describe.skipIf(!real.enabled)('a worker crash during an add (real: BullMQ worke
     const sys = await startTestSystem('real', { RUN_WORKERS: 'false' });
     try {
       const workerEnv = {
-        DATABASE_URL: sys.config.databaseUrl,
-        REDIS_URL: sys.config.redisUrl,
-        REDIS_PREFIX: sys.config.redisPrefix,
-        S3_ENDPOINT: sys.config.s3.endpoint,
-        S3_ACCESS_KEY: sys.config.s3.accessKey,
-        S3_SECRET_KEY: sys.config.s3.secretKey,
-        S3_BUCKET: sys.config.s3.bucket,
-        DATA_DIR: sys.config.dataDir,
+        ...serversEnv(sys.config),
         WORKER_STALLED_INTERVAL_MS: '1000',
         METRICS_PORT: '0',
       };

@@ -1,8 +1,23 @@
+import type { AppConfig } from '@loupe/runtime';
 import { ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import path from 'node:path';
 
 const ROOT = path.resolve(__dirname, '../../..');
+
+/** The environment that points a spawned app at the same Postgres, Redis, S3 bucket and data folder as `config`. */
+export function serversEnv(config: AppConfig): Record<string, string | undefined> {
+  return {
+    DATABASE_URL: config.databaseUrl,
+    REDIS_URL: config.redisUrl,
+    REDIS_PREFIX: config.redisPrefix,
+    S3_ENDPOINT: config.s3.endpoint,
+    S3_ACCESS_KEY: config.s3.accessKey,
+    S3_SECRET_KEY: config.s3.secretKey,
+    S3_BUCKET: config.s3.bucket,
+    DATA_DIR: config.dataDir,
+  };
+}
 
 /** Starts one of the apps as its own process, as production runs it, with output collected for failure messages. */
 export function startApp(app: 'gateway' | 'worker', env: Record<string, string | undefined>): { child: ChildProcess; output: () => string } {

@@ -1,4 +1,5 @@
 import { NonceStore, parseApiKeysSpec, RateLimiter, RedisNonceStore, RedisRateLimiter, seedApiKey } from '@loupe/auth';
+import { ExpirySweeper } from '@loupe/jobs';
 import type { JobQueue } from '@loupe/queue';
 import type { AppConfig, Infrastructure } from '@loupe/runtime';
 import type { PublicApiRepository } from '@loupe/storage';
@@ -38,7 +39,7 @@ export interface PublicApi {
 
 /**
  * Wires the public index API: API_KEYS seeded, nonces and rate buckets in Redis when REDIS_URL is set (one round
- * trip, shared by all gateways) and in Postgres otherwise.
+ * trip, shared by all gateways) and in Postgres otherwise, and the expiry sweeper when this process runs workers.
  */
 export async function createPublicApi(
   config: AppConfig,
@@ -71,9 +72,18 @@ export async function createPublicApi(
     { maxBodyBytes: config.maxBodyBytes, maxFileBytes: config.maxFileBytes },
     log,
   );
+  // Processes running workers sweep expired overlays, nonces and rate buckets: here in embedded mode or with
+  // RUN_WORKERS, otherwise the worker processes do (apps/worker).
+  const sweeper = config.runWorkers
+    ? new ExpirySweeper(infra.publicApi, infra.blobs, { overlayTtlHours: config.overlayTtlHours }).start(config.sweepIntervalMinutes, (message, error) =>
+        // The gateway's log callback reports errors; a sweep's tally is routine.
+        error ? log(message, error) : console.log(message),
+      )
+    : null;
   return {
     dispatcher,
     close: async () => {
+      await sweeper?.stop();
       await redis?.quit().catch(() => undefined);
     },
   };

@@ -251,38 +251,47 @@ function errorResponse(description: string, extraHeaders: Json = {}): Json {
   };
 }
 
+/** An authenticated GET of a JPEG addressed by one path parameter beside the account. */
+function jpegRoute(service: string, route: { operationId: string; param: string; paramDescription: string; summary: string; description: string; found: string; missing: string }): Json {
+  return {
+    parameters: [ACCOUNT_PARAM, { name: route.param, in: 'path', required: true, description: route.paramDescription, schema: { type: 'string' } }],
+    get: {
+      operationId: `${service}_${route.operationId}`,
+      tags: [service],
+      summary: route.summary,
+      description: route.description,
+      responses: {
+        '200': { description: route.found, content: { 'image/jpeg': { schema: { type: 'string', contentMediaType: 'image/jpeg' } } } },
+        '401': { description: 'Missing or wrong credentials.' },
+        '404': { description: route.missing },
+      },
+    },
+  };
+}
+
 /** Routes beside the operations: overlays, and the normalised copy of a collection image. */
 function imagePaths(): Json {
   const paths: Json = {};
   for (const service of SERVICE_NAMES) {
-    paths[`/${service}/{account}/rest/overlay/{file}`] = {
-      parameters: [ACCOUNT_PARAM, { name: 'file', in: 'path', required: true, description: '`<id>.jpg` from a match item\'s `overlay`.', schema: { type: 'string' } }],
-      get: {
-        operationId: `${service}_overlay`,
-        tags: [service],
-        summary: 'An overlay rendered by a search or compare (generate_overlay)',
-        description: 'Served only to the account that made it: the collection image on the left, the query warped into its frame on the right.',
-        responses: {
-          '200': { description: 'The overlay.', content: { 'image/jpeg': { schema: { type: 'string', contentMediaType: 'image/jpeg' } } } },
-          '401': { description: 'Missing or wrong credentials.' },
-          '404': { description: 'No such overlay.' },
-        },
-      },
-    };
-    paths[`/${service}/{account}/rest/image/{filepath}`] = {
-      parameters: [ACCOUNT_PARAM, { name: 'filepath', in: 'path', required: true, description: 'A collection path; its `/` are kept (e.g. `image/prints/a.jpg`).', schema: { type: 'string' } }],
-      get: {
-        operationId: `${service}_image`,
-        tags: [service],
-        summary: 'The normalised copy of a collection image (read-only)',
-        description: 'The JPEG the index works on: EXIF orientation applied, sRGB, smallest side at most the service\'s preferred side, solid borders cropped where the service crops them; match rectangles (`target_match_rect`) refer to this image.',
-        responses: {
-          '200': { description: 'The image.', content: { 'image/jpeg': { schema: { type: 'string', contentMediaType: 'image/jpeg' } } } },
-          '401': { description: 'Missing or wrong credentials.' },
-          '404': { description: 'No such image in this collection.' },
-        },
-      },
-    };
+    paths[`/${service}/{account}/rest/overlay/{file}`] = jpegRoute(service, {
+      operationId: 'overlay',
+      param: 'file',
+      paramDescription: '`<id>.jpg` from a match item\'s `overlay`.',
+      summary: 'An overlay rendered by a search or compare (generate_overlay)',
+      description: 'Served only to the account that made it: the collection image on the left, the query warped into its frame on the right.',
+      found: 'The overlay.',
+      missing: 'No such overlay.',
+    });
+    paths[`/${service}/{account}/rest/image/{filepath}`] = jpegRoute(service, {
+      operationId: 'image',
+      param: 'filepath',
+      paramDescription: 'A collection path; its `/` are kept (e.g. `image/prints/a.jpg`).',
+      summary: 'The normalised copy of a collection image (read-only)',
+      description:
+        'The JPEG the index works on: EXIF orientation applied, sRGB, smallest side at most the service\'s preferred side, solid borders cropped where the service crops them; match rectangles (`target_match_rect`) refer to this image.',
+      found: 'The image.',
+      missing: 'No such image in this collection.',
+    });
   }
   return paths;
 }
