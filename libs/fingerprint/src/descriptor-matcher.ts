@@ -1,61 +1,42 @@
 import { DESCRIPTOR_BYTES } from './hamming';
 import type { Features } from './types';
+import { nearestTwoInCells, NO_DISTANCE } from './wasm/hamming-kernel';
 
-const WORDS = DESCRIPTOR_BYTES / 4;
-
-/** Descriptors as 32-bit words (8 per descriptor), so a distance is 8 popcounts instead of 32 table lookups. */
-const wordsOf = new WeakMap<Features, Uint32Array>();
-
-function descriptorWords(f: Features): Uint32Array {
-  let w = wordsOf.get(f);
-  if (!w) {
-    // Copy: the byte array may sit at an offset that is not a multiple of 4 inside a deserialised buffer.
-    w = new Uint32Array(f.count * WORDS);
-    new Uint8Array(w.buffer).set(f.descriptors.subarray(0, f.count * DESCRIPTOR_BYTES));
-    wordsOf.set(f, w);
-  }
-  return w;
-}
-
-function popcount(x: number): number {
-  x -= (x >>> 1) & 0x55555555;
-  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-  x = (x + (x >>> 4)) & 0x0f0f0f0f;
-  return Math.imul(x, 0x01010101) >>> 24;
-}
-
-function distance(a: Uint32Array, i: number, b: Uint32Array, j: number): number {
-  const ao = i * WORDS;
-  const bo = j * WORDS;
-  return (
-    popcount(a[ao] ^ b[bo]) +
-    popcount(a[ao + 1] ^ b[bo + 1]) +
-    popcount(a[ao + 2] ^ b[bo + 2]) +
-    popcount(a[ao + 3] ^ b[bo + 3]) +
-    popcount(a[ao + 4] ^ b[bo + 4]) +
-    popcount(a[ao + 5] ^ b[bo + 5]) +
-    popcount(a[ao + 6] ^ b[bo + 6]) +
-    popcount(a[ao + 7] ^ b[bo + 7])
-  );
-}
-
-/** Target keypoints grouped by cell: `order` lists keypoint indices cell by cell, `ranges` maps a cell to its slice. */
+/**
+ * Target descriptors grouped by cell (a counting sort): `order` lists keypoint indices cell by cell, `sorted` holds their
+ * descriptors in that order, `ranges` the [start, end) of each dense cell and `denseCell` maps a cell to its dense index.
+ */
 interface CellGroups {
   order: Int32Array;
-  ranges: Map<number, [number, number]>;
+  sorted: Uint8Array;
+  ranges: Int32Array;
+  denseCell: Int32Array;
 }
 
-function groupByCell(cells: Int32Array): CellGroups {
-  const order = Int32Array.from(cells.keys()).sort((a, b) => cells[a] - cells[b]);
-  const ranges = new Map<number, [number, number]>();
-  let start = 0;
-  for (let k = 1; k <= order.length; k++) {
-    if (k === order.length || cells[order[k]] !== cells[order[start]]) {
-      ranges.set(cells[order[start]], [start, k]);
-      start = k;
-    }
+function groupByCell(descriptors: Uint8Array, cells: Int32Array): CellGroups {
+  let maxCell = 0;
+  for (const cell of cells) maxCell = Math.max(maxCell, cell);
+  const counts = new Int32Array(maxCell + 1);
+  for (const cell of cells) counts[cell]++;
+  const denseCell = new Int32Array(maxCell + 1).fill(-1);
+  const start = new Int32Array(maxCell + 1);
+  const ranges: number[] = [];
+  let at = 0;
+  for (let cell = 0; cell <= maxCell; cell++) {
+    if (counts[cell] === 0) continue;
+    denseCell[cell] = ranges.length / 2;
+    start[cell] = at;
+    ranges.push(at, at + counts[cell]);
+    at += counts[cell];
   }
-  return { order, ranges };
+  const order = new Int32Array(cells.length);
+  const sorted = new Uint8Array(cells.length * DESCRIPTOR_BYTES);
+  for (let j = 0; j < cells.length; j++) {
+    const k = start[cells[j]]++;
+    order[k] = j;
+    sorted.set(descriptors.subarray(j * DESCRIPTOR_BYTES, (j + 1) * DESCRIPTOR_BYTES), k * DESCRIPTOR_BYTES);
+  }
+  return { order, sorted, ranges: Int32Array.from(ranges), denseCell };
 }
 
 export interface CellMatchOptions {
@@ -73,28 +54,17 @@ export interface CellMatchOptions {
  * descriptors of its own cell (`queryCells[i]` against `targetCells`), not with all of them.
  */
 export function cellRatioMatches(query: Features, queryCells: Int32Array, target: Features, targetCells: Int32Array, opts: CellMatchOptions): Array<[number, number]> {
-  const q = descriptorWords(query);
-  const t = descriptorWords(target);
-  const groups = groupByCell(targetCells);
+  const groups = groupByCell(target.descriptors, targetCells.subarray(0, target.count));
+  const cells = Int32Array.from(queryCells.subarray(0, query.count), (cell) => (cell < groups.denseCell.length ? groups.denseCell[cell] : -1));
+  const nearest = nearestTwoInCells(query.descriptors, cells, groups.sorted, groups.ranges);
   const pairs: Array<[number, number]> = [];
   for (let i = 0; i < query.count; i++) {
-    const range = groups.ranges.get(queryCells[i]);
-    if (!range) continue;
-    let best = Infinity;
-    let second = Infinity;
-    let bestJ = -1;
-    for (let k = range[0]; k < range[1]; k++) {
-      const j = groups.order[k];
-      const d = distance(q, i, t, j);
-      if (d < best) {
-        second = best;
-        best = d;
-        bestJ = j;
-      } else if (d < second) second = d;
-    }
-    if (bestJ < 0) continue;
-    const accepted = opts.ratio === null || second === Infinity ? best <= opts.loneMaxDistance : best < opts.ratio * second;
-    if (accepted) pairs.push([i, bestJ]);
+    const position = nearest.position[i];
+    if (position < 0) continue;
+    const best = nearest.best[i];
+    const second = nearest.second[i];
+    const accepted = opts.ratio === null || second === NO_DISTANCE ? best <= opts.loneMaxDistance : best < opts.ratio * second;
+    if (accepted) pairs.push([i, groups.order[position]]);
   }
   return pairs;
 }

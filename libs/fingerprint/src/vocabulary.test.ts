@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Vocabulary } from './vocabulary';
+import { DESCRIPTOR_BYTES, hamming } from './hamming';
 import { defaultVocabulary } from './default-vocabulary';
 import { extractFeatures } from './features';
 import { syntheticImage, toGray } from './testing/synthetic-images';
@@ -52,6 +53,34 @@ describe('vocabulary training', () => {
 });
 
 describe('default vocabulary', () => {
+  it('quantizes every descriptor to the leaf reached by the nearest centre at each level (the first of equals)', () => {
+    const v = defaultVocabulary();
+    // The serialised layout: magic, nodes, size, then per node firstChild i32, word i32, childCount u8, centre u8[32].
+    const raw = v.serialize();
+    const nodes = raw.readUInt32LE(4);
+    const at = (node: number) => 12 + node * (9 + DESCRIPTOR_BYTES);
+    const centres = new Uint8Array(nodes * DESCRIPTOR_BYTES);
+    for (let node = 0; node < nodes; node++) centres.set(raw.subarray(at(node) + 9, at(node) + 9 + DESCRIPTOR_BYTES), node * DESCRIPTOR_BYTES);
+    const leafOf = (i: number, depth: number) => {
+      let node = 0;
+      for (let level = 0; level < depth && raw.readInt32LE(at(node)) >= 0; level++) {
+        const first = raw.readInt32LE(at(node));
+        let best = first;
+        for (let c = first + 1; c < first + raw.readUInt8(at(node) + 8); c++) {
+          if (hamming(a.descriptors, i, centres, c) < hamming(a.descriptors, i, centres, best)) best = c;
+        }
+        node = best;
+      }
+      return node;
+    };
+    const words = v.quantize(a);
+    const cells = v.cells(a, 1);
+    for (let i = 0; i < a.count; i++) {
+      expect(words[i]).toBe(raw.readInt32LE(at(leafOf(i, Infinity)) + 4));
+      expect(cells[i]).toBe(leafOf(i, 1));
+    }
+  });
+
   it('has about 10 000 words', () => {
     expect(defaultVocabulary().size).toBeGreaterThan(8000);
     expect(defaultVocabulary().size).toBeLessThanOrEqual(10_000);

@@ -1,5 +1,6 @@
 import { DESCRIPTOR_BYTES, hamming } from './hamming';
 import { seededRandom } from './random';
+import { nearestTwoInCells } from './wasm/hamming-kernel';
 import type { Features } from './types';
 
 /**
@@ -68,9 +69,7 @@ export class Vocabulary {
 
   /** One word id per keypoint of `f`. */
   quantize(f: Features): Uint32Array {
-    const out = new Uint32Array(f.count);
-    for (let i = 0; i < f.count; i++) out[i] = this.wordOf(f.descriptors, i);
-    return out;
+    return Uint32Array.from(this.descendAll(f, Infinity), (leaf) => this.word[leaf]);
   }
 
   /**
@@ -78,35 +77,43 @@ export class Vocabulary {
    * depth 1, 100 at depth 2). Node ids are global, below `nodeCount`.
    */
   cells(f: Features, depth: number): Int32Array {
-    const out = new Int32Array(f.count);
-    for (let i = 0; i < f.count; i++) out[i] = this.descend(f.descriptors, i, depth);
-    return out;
+    return this.descendAll(f, depth);
   }
 
   get nodeCount(): number {
     return this.firstChild.length;
   }
 
-  private descend(descriptors: Uint8Array, i: number, depth: number): number {
-    let node = 0;
-    for (let level = 0; level < depth && this.firstChild[node] >= 0; level++) {
-      const first = this.firstChild[node];
-      let best = first;
-      let bestD = Infinity;
-      for (let c = first; c < first + this.childCount[node]; c++) {
-        const d = hamming(descriptors, i, this.centres, c);
-        if (d < bestD) {
-          bestD = d;
-          best = c;
-        }
+  /**
+   * The node every descriptor of `f` reaches after `depth` levels (or at a leaf), descending to the nearest centre
+   * (Hamming; the first of equals) level by level. One kernel call a level compares every descriptor with its node's
+   * children: breadth-first ids make the children of one level's nodes a contiguous run of centres.
+   */
+  private descendAll(f: Features, depth: number): Int32Array {
+    const nodes = new Int32Array(f.count);
+    for (let level = 0; level < depth; level++) {
+      let nodeLo = Infinity;
+      let nodeHi = -1;
+      for (const node of nodes) {
+        if (this.firstChild[node] < 0) continue;
+        nodeLo = Math.min(nodeLo, node);
+        nodeHi = Math.max(nodeHi, node);
       }
-      node = best;
+      if (nodeHi < 0) break;
+      const childLo = this.firstChild[nodeLo];
+      const childHi = this.firstChild[nodeHi] + this.childCount[nodeHi];
+      const ranges = new Int32Array((nodeHi - nodeLo + 1) * 2);
+      for (let node = nodeLo; node <= nodeHi; node++) {
+        if (this.firstChild[node] < 0) continue;
+        ranges[2 * (node - nodeLo)] = this.firstChild[node] - childLo;
+        ranges[2 * (node - nodeLo) + 1] = this.firstChild[node] + this.childCount[node] - childLo;
+      }
+      const cells = Int32Array.from(nodes, (node) => (this.firstChild[node] < 0 ? -1 : node - nodeLo));
+      const centres = this.centres.subarray(childLo * DESCRIPTOR_BYTES, childHi * DESCRIPTOR_BYTES);
+      const nearest = nearestTwoInCells(f.descriptors, cells, centres, ranges);
+      for (let i = 0; i < nodes.length; i++) if (nearest.position[i] >= 0) nodes[i] = childLo + nearest.position[i];
     }
-    return node;
-  }
-
-  private wordOf(descriptors: Uint8Array, i: number): number {
-    return this.word[this.descend(descriptors, i, Infinity)];
+    return nodes;
   }
 
   /** Layout (little endian): magic, nodes, size (u32 each), then per node firstChild i32, word i32, childCount u8, centre u8[32]. */

@@ -1,0 +1,71 @@
+import { DESCRIPTOR_BYTES } from '../hamming';
+import { WASM_BASE64 } from './hamming-kernel.wasm';
+
+/** Distance the kernel reports for "no such neighbour" (larger than any 256-bit distance). */
+export const NO_DISTANCE = 1000;
+
+const PAGE = 65536;
+
+/** The slice of the WebAssembly API used here (this project's TypeScript libraries carry no DOM typings). */
+interface WasmApi {
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object) => { exports: unknown };
+}
+
+interface KernelExports {
+  memory: { buffer: ArrayBuffer; grow(pages: number): number };
+  nearestTwoInCells(query: number, nq: number, cells: number, target: number, ranges: number, out: number): void;
+}
+
+let kernel: KernelExports | undefined;
+
+function instance(): KernelExports {
+  // Synchronous compilation is allowed for a module this small, and keeps the matcher synchronous.
+  const wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
+  kernel ??= new wasm.Instance(new wasm.Module(Buffer.from(WASM_BASE64, 'base64'))).exports as KernelExports;
+  return kernel;
+}
+
+/** Per query descriptor: position of the nearest target in the sorted target list (-1: none), its distance, the second. */
+export interface NearestTwo {
+  position: Int32Array;
+  best: Int32Array;
+  second: Int32Array;
+}
+
+/**
+ * Nearest and second-nearest target descriptor of every query descriptor, each compared only with the targets of its
+ * own cell. `sortedTargets` holds the target descriptors cell by cell; `ranges[c]` is the [start, end) of dense cell c
+ * in it and `queryCells[i]` the dense cell of query descriptor i (-1: compare with none).
+ */
+export function nearestTwoInCells(
+  queryDescriptors: Uint8Array,
+  queryCells: Int32Array,
+  sortedTargets: Uint8Array,
+  ranges: Int32Array,
+): NearestTwo {
+  const k = instance();
+  const nq = queryCells.length;
+  const layout = { query: 0, cells: 0, target: 0, ranges: 0, out: 0, end: 0 };
+  layout.cells = layout.query + nq * DESCRIPTOR_BYTES;
+  layout.target = layout.cells + nq * 4;
+  layout.ranges = layout.target + sortedTargets.length;
+  layout.out = layout.ranges + ranges.length * 4;
+  layout.end = layout.out + nq * 12;
+  const missing = layout.end - k.memory.buffer.byteLength;
+  if (missing > 0) k.memory.grow(Math.ceil(missing / PAGE));
+  const bytes = new Uint8Array(k.memory.buffer);
+  bytes.set(queryDescriptors.subarray(0, nq * DESCRIPTOR_BYTES), layout.query);
+  new Int32Array(k.memory.buffer, layout.cells, nq).set(queryCells);
+  bytes.set(sortedTargets, layout.target);
+  new Int32Array(k.memory.buffer, layout.ranges, ranges.length).set(ranges);
+  k.nearestTwoInCells(layout.query, nq, layout.cells, layout.target, layout.ranges, layout.out);
+  const out = new Int32Array(k.memory.buffer, layout.out, nq * 3);
+  const result: NearestTwo = { position: new Int32Array(nq), best: new Int32Array(nq), second: new Int32Array(nq) };
+  for (let i = 0; i < nq; i++) {
+    result.position[i] = out[3 * i];
+    result.best[i] = out[3 * i + 1];
+    result.second[i] = out[3 * i + 2];
+  }
+  return result;
+}
