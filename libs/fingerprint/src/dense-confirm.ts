@@ -1,5 +1,5 @@
 import { enhancedScore } from './enhanced-score';
-import type { Features, MatchResult, RgbImage } from './types';
+import type { Features, MatchResult, RgbImage, VerifyOptions } from './types';
 import { DEFAULT_MIN_SCORE, verifyMatch } from './verify';
 
 /**
@@ -30,16 +30,41 @@ export interface ImageEvidence {
 
 /**
  * Second chance for a pair that failed feature verification because the images have too few stable corners: the best
- * weak geometric fit (at least WEAK_FIT_MIN_INLIERS inliers, nearest neighbours without the ratio test, without the
- * inlier-share and spread gates, overlapping at least DENSE_MIN_OVERLAP % of both images) is accepted when the collection image warped by it correlates with the query
- * pixel for pixel (gradients). Its score is the feature score floor scaled by that correlation,
- * DEFAULT_MIN_SCORE · correlation / 100, so a match found this way always ranks below every feature-verified one.
- * Null when there is no such fit.
+ * weak geometric fit (`weakFitOptions`, `overlapsForDense`) is accepted when the collection image warped by it correlates with the query pixel for
+ * pixel (`confirmDenseFit`). Null when there is no such fit.
  */
 export async function confirmDense(query: ImageEvidence, target: ImageEvidence, opts: { checkHorizontalFlip?: boolean } = {}): Promise<MatchResult | null> {
-  const fit = await verifyMatch(query.features, target.features, { minInliers: WEAK_FIT_MIN_INLIERS, weakFit: true, checkHorizontalFlip: opts.checkHorizontalFlip });
-  if (!fit || fit.query_overlap_percent < DENSE_MIN_OVERLAP || fit.target_overlap_percent < DENSE_MIN_OVERLAP) return null;
-  const correlation = await enhancedScore(query.rgb, target.rgb, fit);
+  const fit = await denseFit(query.features, target.features, opts);
+  return fit && (await confirmDenseFit(query.rgb, target.rgb, fit));
+}
+
+/**
+ * Verification options of the weak fit a dense check starts from: at least WEAK_FIT_MIN_INLIERS inliers among nearest
+ * neighbours without the ratio test, without the inlier-share and spread gates. It needs the features only, so weak
+ * fits can run with the other verifications (a pool) and the collection image's pixels be read only for the few pairs
+ * that have one.
+ */
+export function weakFitOptions(checkHorizontalFlip = false): VerifyOptions {
+  return { minInliers: WEAK_FIT_MIN_INLIERS, weakFit: true, checkHorizontalFlip };
+}
+
+/** Whether a weak fit covers at least DENSE_MIN_OVERLAP % of both images, as a dense check requires. */
+export function overlapsForDense(fit: MatchResult): boolean {
+  return fit.query_overlap_percent >= DENSE_MIN_OVERLAP && fit.target_overlap_percent >= DENSE_MIN_OVERLAP;
+}
+
+async function denseFit(query: Features, target: Features, opts: { checkHorizontalFlip?: boolean }): Promise<MatchResult | null> {
+  const fit = await verifyMatch(query, target, weakFitOptions(opts.checkHorizontalFlip));
+  return fit && overlapsForDense(fit) ? fit : null;
+}
+
+/**
+ * A weak fit confirmed by gradient correlation (`enhancedScore`) of at least DENSE_CONFIRM_MIN. Its score is the feature
+ * score floor scaled by that correlation, DEFAULT_MIN_SCORE · correlation / 100, so a match found this way always ranks
+ * below every feature-verified one.
+ */
+export async function confirmDenseFit(query: RgbImage, target: RgbImage, fit: MatchResult): Promise<MatchResult | null> {
+  const correlation = await enhancedScore(query, target, fit);
   if (correlation < DENSE_CONFIRM_MIN) return null;
   return { ...fit, score: Math.round(DEFAULT_MIN_SCORE * correlation) / 100 };
 }

@@ -8,7 +8,7 @@ export { InvertedIndex, termFrequencies, topK } from './inverted-index';
 export { verifyMatch, DEFAULT_MIN_INLIERS, DEFAULT_MIN_SCORE, MirrorFeaturesMissingError } from './verify';
 export { scoreFromInliers, SCORE_INLIER_SCALE } from './match-metrics';
 export { enhancedScore } from './enhanced-score';
-export { confirmDense, DENSE_CONFIRM_MIN, type ImageEvidence } from './dense-confirm';
+export { confirmDense, confirmDenseFit, overlapsForDense, weakFitOptions, DENSE_CONFIRM_MIN, type ImageEvidence } from './dense-confirm';
 export { renderOverlay } from './overlay';
 export { rgbToGray } from './rgb';
 export { loadOpenCv } from './opencv';

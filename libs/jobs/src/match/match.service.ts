@@ -1,4 +1,4 @@
-import { confirmDense, deserializeFeatures, enhancedScore, Features, MatchResult, renderOverlay, verifyInThisThread, verifyMatch, VerifyBatch } from '@loupe/fingerprint';
+import { confirmDense, confirmDenseFit, overlapsForDense, weakFitOptions, enhancedScore, Features, MatchResult, renderOverlay, verifyInThisThread, verifyMatch, VerifyBatch } from '@loupe/fingerprint';
 import { decodeToRgb, RgbImage } from '@loupe/imaging';
 import type { BlobStore, CollectionRef, ImageRepository, MatchIndexRepository } from '@loupe/storage';
 import type { CompareResult, ComparePayload, MatchItem, QuerySource, SearchPayload, SearchResult } from '../contracts';
@@ -131,7 +131,8 @@ export class MatchService {
 
   /**
    * When no candidate passed feature verification, the best-voted few get the dense second chance (`confirmDense`):
-   * smooth or faint images whose copies keep too few corners for the feature check.
+   * smooth or faint images whose copies keep too few corners for the feature check. Their weak fits run on the
+   * verification threads; only a candidate whose fit overlaps enough has its pixels read and correlated.
    */
   private async confirmDensely(
     ref: CollectionRef,
@@ -143,14 +144,15 @@ export class MatchService {
     checkHorizontalFlip: boolean,
   ) {
     const rows = await this.images.findByPaths(ref, candidates.map((imagePk) => paths.get(imagePk)!));
+    // Rows without a stored image (imported word lists only) have nothing to compare densely.
+    const checkable = candidates.filter((imagePk) => rows.get(paths.get(imagePk)!)?.norm_blob_key && stored.get(imagePk)?.length);
+    const fits = await this.verifyAll(query.features, checkable.map((imagePk) => stored.get(imagePk)!), weakFitOptions(checkHorizontalFlip));
     const found: Array<{ candidate: number; result: MatchResult }> = [];
-    for (const imagePk of candidates) {
-      const row = rows.get(paths.get(imagePk)!);
-      const features = stored.get(imagePk);
-      // Rows without a stored image (imported word lists only) have nothing to compare densely.
-      const data = row?.norm_blob_key && features?.length ? await this.blobs.get(row.norm_blob_key) : null;
-      if (!data) continue;
-      const result = await confirmDense(query, { rgb: await decodeToRgb(data), features: deserializeFeatures(features!) }, { checkHorizontalFlip });
+    for (const [i, imagePk] of checkable.entries()) {
+      const fit = fits[i];
+      const data = fit && overlapsForDense(fit) ? await this.blobs.get(rows.get(paths.get(imagePk)!)!.norm_blob_key) : null;
+      if (!fit || !data) continue;
+      const result = await confirmDenseFit(query.rgb, await decodeToRgb(data), fit);
       if (result) found.push({ candidate: imagePk, result });
     }
     return found;

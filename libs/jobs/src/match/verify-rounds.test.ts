@@ -4,12 +4,20 @@ import { FIRST_ROUND, MAX_VERIFIED, verifyInRounds } from './verify-rounds';
 /** Candidates 0..n-1; those in `matching` verify. Records every batch asked for. */
 function run(n: number, matching: number[], wanted: number) {
   const batches: number[][] = [];
+  const reads: number[][] = [];
   const ranked = Array.from({ length: n }, (_, i) => i);
-  const done = verifyInRounds(ranked, wanted, async (batch) => {
-    batches.push(batch);
-    return batch.map((c) => (matching.includes(c) ? `match ${c}` : null));
+  const done = verifyInRounds(ranked, wanted, {
+    read: async (batch) => {
+      reads.push(batch);
+      return batch.map((c) => `features of ${c}`);
+    },
+    verify: async (batch, read) => {
+      batches.push(batch);
+      expect(read).toEqual(batch.map((c) => `features of ${c}`));
+      return batch.map((c) => (matching.includes(c) ? `match ${c}` : null));
+    },
   });
-  return done.then((found) => ({ found: found.map((f) => f.candidate), batches }));
+  return done.then((found) => ({ found: found.map((f) => f.candidate), batches, reads }));
 }
 
 describe('verification in rounds', () => {
@@ -37,5 +45,14 @@ describe('verification in rounds', () => {
     expect((await run(200, [1], 500)).batches[0]).toHaveLength(MAX_VERIFIED);
     expect((await run(5, [], 10)).batches).toEqual([[0, 1, 2, 3, 4]]);
     expect((await run(0, [], 10)).batches).toEqual([]);
+  });
+
+  it('reads the next round ahead from the second round on, and only one round ahead', async () => {
+    // Found in the first round: only its batch was read.
+    expect((await run(200, [3], 10)).reads).toHaveLength(1);
+    // Found in the third round: rounds 1-3 verified, round 4 read ahead while round 3 verified, nothing beyond.
+    const { batches, reads } = await run(200, [30], 10);
+    expect(batches).toHaveLength(3);
+    expect(reads.map((b) => b[0])).toEqual([0, 12, 24, 36]);
   });
 });

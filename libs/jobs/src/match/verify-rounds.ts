@@ -10,50 +10,71 @@ export const FIRST_ROUND = 12;
  */
 export const MAX_VERIFIED = 60;
 
+/** One round's work, in two steps so that the next round's reading can overlap this round's verification. */
+export interface RoundSteps<C, L, R> {
+  /** Reads what verifying `batch` needs (stored features). */
+  read(batch: C[]): Promise<L>;
+  /** Verifies `batch`; one result per candidate, null when it does not match. */
+  verify(batch: C[], read: L): Promise<Array<R | null>>;
+}
+
 /**
  * Geometric verification of vote-ranked candidates in rounds: first enough for the page asked for (offset + limit, at
  * least FIRST_ROUND), then FIRST_ROUND more at a time while no candidate has matched yet, up to MAX_VERIFIED. A query
- * whose image is found early pays for one round; one whose image is ranked low by votes is still found.
+ * whose image is found early pays for one round; one whose image is ranked low by votes is still found. From the second
+ * round on (a query that is probably not in the collection, which will verify every round) the next round's features
+ * are read while this round verifies.
  */
-export async function verifyInRounds<C, R>(
+export async function verifyInRounds<C, L, R>(
   ranked: readonly C[],
   wanted: number,
-  verify: (batch: C[]) => Promise<Array<R | null>>,
+  steps: RoundSteps<C, L, R>,
 ): Promise<Array<{ candidate: C; result: R }>> {
-  const found: Array<{ candidate: C; result: R }> = [];
   const limit = Math.min(MAX_VERIFIED, ranked.length);
-  let next = 0;
-  let round = Math.min(MAX_VERIFIED, Math.max(FIRST_ROUND, wanted));
-  while (next < limit && (next === 0 || found.length === 0)) {
-    const batch = ranked.slice(next, Math.min(limit, next + round));
-    const results = await verify(batch);
-    batch.forEach((candidate, i) => {
+  const batches: C[][] = [];
+  for (let next = 0, size = Math.min(MAX_VERIFIED, Math.max(FIRST_ROUND, wanted)); next < limit; next += size, size = FIRST_ROUND) {
+    batches.push(ranked.slice(next, Math.min(limit, next + size)));
+  }
+  const found: Array<{ candidate: C; result: R }> = [];
+  let reading = batches.length > 0 ? steps.read(batches[0]) : undefined;
+  for (let round = 0; round < batches.length && found.length === 0; round++) {
+    const read = await reading!;
+    const nextBatch = batches[round + 1];
+    reading = nextBatch && round >= 1 ? steps.read(nextBatch) : undefined;
+    // A read started for a round that will not run (this one matched) must not surface as an unhandled rejection.
+    reading?.catch(() => undefined);
+    const results = await steps.verify(batches[round], read);
+    batches[round].forEach((candidate, i) => {
       const result = results[i];
       if (result !== null && result !== undefined) found.push({ candidate, result });
     });
-    next += batch.length;
-    round = FIRST_ROUND;
+    if (found.length === 0 && nextBatch && !reading) reading = steps.read(nextBatch);
   }
   return found;
 }
 
 /**
- * A round's verifier (for `verifyInRounds`) over candidates whose features are stored by id: reads the batch's
- * features through `read`, verifies those that have any and answers null for the rest (a row without features, such as
- * a benchmark's synthetic padding, cannot match). Every batch's features are also kept in `fetched`, so later steps of
- * the same search need not read them again.
+ * The round steps (for `verifyInRounds`) over candidates whose features are stored by id: `read` fetches the batch's
+ * features, `verify` checks those that have any and answers null for the rest (a row without features, such as a
+ * benchmark's synthetic padding, cannot match). Every batch read is also kept in `fetched`, so later steps of the same
+ * search need not read it again.
  */
 export function verifyStoredFeatures<R>(
   read: (ids: readonly number[]) => Promise<Map<number, Buffer>>,
   verify: (targets: Buffer[]) => Promise<Array<R | null>>,
   fetched = new Map<number, Buffer>(),
-): (batch: number[]) => Promise<Array<R | null>> {
-  return async (batch) => {
-    const stored = await read(batch);
-    for (const [id, features] of stored) fetched.set(id, features);
-    const present = batch.filter((id) => (stored.get(id)?.length ?? 0) > 0);
-    const results = await verify(present.map((id) => stored.get(id)!));
-    const resultOf = new Map(present.map((id, i) => [id, results[i]]));
-    return batch.map((id) => resultOf.get(id) ?? null);
+): RoundSteps<number, Map<number, Buffer>, R> {
+  return {
+    read: async (batch) => {
+      const stored = await read(batch);
+      for (const [id, features] of stored) fetched.set(id, features);
+      return stored;
+    },
+    verify: async (batch, stored) => {
+      const present = batch.filter((id) => (stored.get(id)?.length ?? 0) > 0);
+      const results = await verify(present.map((id) => stored.get(id)!));
+      const resultOf = new Map(present.map((id, i) => [id, results[i]]));
+      return batch.map((id) => resultOf.get(id) ?? null);
+    },
   };
 }
