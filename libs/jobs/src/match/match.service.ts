@@ -16,8 +16,11 @@ import { MAX_VERIFIED, verifyInRounds, verifyStoredFeatures } from './verify-rou
  * shortlist in a large collection.
  */
 const CANDIDATE_POOL = 200;
-/** Best-voted candidates given the dense second chance when feature verification found nothing (~25 ms each). */
-const DENSE_CANDIDATES = 3;
+/**
+ * Best-voted candidates given the dense second chance when feature verification found nothing. Their weak fits cost
+ * about a verification each on the pool; only a fit that overlaps enough costs a decode and a correlation (~25 ms).
+ */
+const DENSE_CANDIDATES = 6;
 
 function round1(n: number): number {
   return Math.round(n * 10) / 10;
