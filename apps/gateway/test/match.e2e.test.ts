@@ -1,7 +1,16 @@
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUTH, call, formWith, MODES, startTestSystem, TestSystem } from './harness';
+import { smoothWallpaper } from '../../../libs/fingerprint/src/testing/synthetic-images';
 import { flatJpeg, sceneJpeg } from './images';
+
+/** A smooth gradient wallpaper (few stable corners) as JPEG, optionally shrunk, blurred and recompressed. */
+async function smoothJpeg(seed: number, degrade = false): Promise<Buffer> {
+  const rgb = await smoothWallpaper(seed);
+  const image = sharp(Buffer.from(rgb.data), { raw: { width: rgb.width, height: rgb.height, channels: 3 } });
+  if (!degrade) return image.jpeg({ quality: 92 }).toBuffer();
+  return sharp(await image.resize(400).blur(2).jpeg({ quality: 10 }).toBuffer()).jpeg({ quality: 10 }).toBuffer();
+}
 
 const upload = (data: Buffer, filename = 'query.jpg', field = 'image') => ({ field, data, filename });
 
@@ -44,6 +53,16 @@ for (const mode of MODES) {
       expect((await call(sys, 'match', 'search', { form: formWith([upload(rotated)]) })).json.result[0].filepath).toBe('art/cards/img4.jpg');
       const unrelated = await call(sys, 'match', 'search', { form: formWith([upload(await sceneJpeg(999, 800, 600))]) });
       expect(unrelated.json).toMatchObject({ status: 'ok', result: [], error: [] });
+    });
+
+    it('finds a shrunk, blurred, twice-recompressed copy of a smooth image, and no other smooth image', async () => {
+      const add = await call(sys, 'match', 'add', { form: formWith([upload(await smoothJpeg(11), 'smooth/wall.jpg')]) });
+      expect(add.json.status).toBe('ok');
+      const copy = await call(sys, 'match', 'search', { form: formWith([upload(await smoothJpeg(11, true))]) });
+      expect(copy.json.result[0]?.filepath).toBe('smooth/wall.jpg');
+      const other = await call(sys, 'match', 'search', { form: formWith([upload(await smoothJpeg(12, true))]) });
+      expect(other.json.result.map((r: { filepath: string }) => r.filepath)).not.toContain('smooth/wall.jpg');
+      expect((await call(sys, 'match', 'delete', { query: { filepath: 'smooth/wall.jpg' } })).json.status).toBe('ok');
     });
 
     it('finds a mirrored copy only with check_horizontal_flip', async () => {

@@ -56,3 +56,20 @@ function clampByte(v: number): number {
 
 /** Grey version of a generated image. */
 export const toGray = rgbToGray;
+
+/** A smooth wallpaper: soft gradient ribbons with hardly a corner, the kind of image ORB finds few stable points on. */
+export async function smoothWallpaper(seed: number): Promise<RgbImage> {
+  const rnd = seededRandom(seed);
+  const hue = () => Math.floor(rnd() * 360);
+  const ribbons = Array.from({ length: 10 }, (_, i) => {
+    const y = 60 + rnd() * 480;
+    const width = i % 2 ? 3 : 30 + rnd() * 50;
+    return `<path d="M -50 ${y} C 250 ${y - 250 + rnd() * 500}, 550 ${y - 250 + rnd() * 500}, 850 ${y - 100 + rnd() * 200}" stroke="hsl(${hue()},70%,55%)" stroke-width="${width}" fill="none" stroke-linecap="round" opacity="0.8" filter="url(#soft${i % 2})"/>`;
+  });
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="800" height="600">
+    <defs><linearGradient id="bg" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="hsl(${hue()},60%,70%)"/><stop offset="1" stop-color="hsl(${hue()},60%,35%)"/></linearGradient>
+    <filter id="soft0"><feGaussianBlur stdDeviation="5"/></filter><filter id="soft1"><feGaussianBlur stdDeviation="1"/></filter></defs>
+    <rect width="800" height="600" fill="url(#bg)"/>${ribbons.join('')}</svg>`;
+  const { data, info } = await sharp(Buffer.from(svg)).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  return { data: new Uint8Array(data), width: info.width, height: info.height };
+}

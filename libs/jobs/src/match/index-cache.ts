@@ -1,10 +1,12 @@
-import { InvertedIndex } from '@loupe/fingerprint';
+import { GlobalHashIndex, InvertedIndex } from '@loupe/fingerprint';
 import { CollectionRef, decodeWords, IndexedImage, MatchIndexRepository } from '@loupe/storage';
 import { matchVocabulary } from './vocabulary';
 
 /** One collection's in-memory search structure, rebuilt from Postgres and kept current from the change log. */
 export interface CollectionIndex {
   index: InvertedIndex;
+  /** Whole-image difference hashes of the images indexed with one. */
+  hashes: GlobalHashIndex;
   paths: Map<number, string>;
   seq: number;
 }
@@ -41,7 +43,7 @@ export class MatchIndexCache {
     if (!cached) {
       // Read the log position first: changes committed while the rows load are applied again below, harmlessly.
       const seq = await this.repo.latestSeq(ref);
-      cached = { index: new InvertedIndex(), paths: new Map(), seq };
+      cached = { index: new InvertedIndex(), hashes: new GlobalHashIndex(), paths: new Map(), seq };
       this.addAll(cached, await this.repo.indexedImages(ref, vocabularyId));
       this.collections.set(key, cached);
     }
@@ -65,6 +67,7 @@ export class MatchIndexCache {
     for (const image of images) {
       if (target.paths.has(image.image_pk)) continue;
       target.index.add(image.image_pk, decodeWords(image.words));
+      if (image.global_hash !== null) target.hashes.add(image.image_pk, BigInt(image.global_hash));
       target.paths.set(image.image_pk, image.filepath);
     }
   }
@@ -72,6 +75,7 @@ export class MatchIndexCache {
   private remove(target: CollectionIndex, imagePk: number): void {
     if (!target.paths.has(imagePk)) return;
     target.index.remove(imagePk);
+    target.hashes.remove(imagePk);
     target.paths.delete(imagePk);
   }
 }

@@ -1,10 +1,10 @@
-import { confirmDense, confirmDenseFit, overlapsForDense, weakFitOptions, enhancedScore, Features, MatchResult, renderOverlay, verifyInThisThread, verifyMatch, VerifyBatch } from '@loupe/fingerprint';
-import { decodeToRgb, RgbImage } from '@loupe/imaging';
+import { confirmDense, confirmDenseFit, confirmWholeImage, deserializeFeatures, differenceHash, mirrorGray, overlapsForDense, weakFitOptions, enhancedScore, Features, MatchResult, renderOverlay, verifyInThisThread, verifyMatch, VerifyBatch } from '@loupe/fingerprint';
+import { decodeToRgb, RgbImage, toGray } from '@loupe/imaging';
 import type { BlobStore, CollectionRef, ImageRepository, MatchIndexRepository } from '@loupe/storage';
 import type { CompareResult, ComparePayload, MatchItem, QuerySource, SearchPayload, SearchResult } from '../contracts';
 import { Stopwatch } from '../stopwatch';
 import { compareColors } from './color-compare';
-import { MatchIndexCache } from './index-cache';
+import { CollectionIndex, MatchIndexCache } from './index-cache';
 import { storeOverlay } from './overlay-store';
 import { pathPredicate } from './path-filter';
 import { LoadedQuery, QueryLoader } from './query-loader';
@@ -21,6 +21,14 @@ const CANDIDATE_POOL = 200;
  * about a verification each on the pool; only a fit that overlaps enough costs a decode and a correlation (~25 ms).
  */
 const DENSE_CANDIDATES = 6;
+/**
+ * Whole-image hash distance (of 64 bits) within which a collection image gets the whole-image second chance. Copies
+ * measured 0-2 bits (JPEG q10-30, blur) and 5 (a logo overlay); different photos within 10 bits all failed the
+ * correlation that follows.
+ */
+const GLOBAL_HASH_MAX_DISTANCE = 10;
+/** Nearest images by whole-image hash given that second chance. */
+const GLOBAL_CANDIDATES = 3;
 
 function round1(n: number): number {
   return Math.round(n * 10) / 10;
@@ -76,6 +84,7 @@ export class MatchService {
       const verified = await verifyInRounds(ranked, wanted, verifyBatch);
       const found =
         verified.length > 0 ? verified : await this.confirmDensely(ref, query, ranked.slice(0, DENSE_CANDIDATES), fetched, collection.paths, options.check_horizontal_flip);
+      if (found.length === 0) found.push(...(await this.confirmWholeImages(ref, query, collection, fetched, payload)));
       const matches = found.map(({ candidate: imagePk, result: match }) => ({ filepath: collection.paths.get(imagePk)!, imagePk, match }));
       matches.sort((a, b) => b.match.score - a.match.score || a.filepath.localeCompare(b.filepath));
       const kept = matches.filter((m) => m.match.score >= options.min_score);
@@ -156,6 +165,37 @@ export class MatchService {
       const data = fit && overlapsForDense(fit) ? await this.blobs.get(rows.get(paths.get(imagePk)!)!.norm_blob_key) : null;
       if (!fit || !data) continue;
       const result = await confirmDenseFit(query.rgb, await decodeToRgb(data), fit);
+      if (result) found.push({ candidate: imagePk, result });
+    }
+    return found;
+  }
+
+  /**
+   * When neither features nor the dense check found anything, the images whose whole-image hash is nearest the query's
+   * (or its mirror's, with flip checks) get a whole-image check (`confirmWholeImage`): copies of images too smooth for
+   * corners, which keep the whole frame.
+   */
+  private async confirmWholeImages(ref: CollectionRef, query: LoadedQuery, collection: CollectionIndex, fetched: Map<number, Buffer>, payload: SearchPayload) {
+    const gray = { data: toGray(query.rgb), width: query.rgb.width, height: query.rgb.height };
+    const probes = [{ hash: differenceHash(gray), flipped: false }];
+    if (payload.options.check_horizontal_flip) probes.push({ hash: differenceHash(mirrorGray(gray)), flipped: true });
+    const allowed = pathPredicate(payload.options);
+    const candidates = new Map<number, boolean>();
+    for (const { hash, flipped } of probes) {
+      const near = collection.hashes.nearest(hash, GLOBAL_HASH_MAX_DISTANCE).filter(({ key }) => !allowed || allowed(collection.paths.get(key) ?? ''));
+      for (const { key } of near.slice(0, GLOBAL_CANDIDATES)) if (!candidates.has(key)) candidates.set(key, flipped);
+    }
+    if (candidates.size === 0) return [];
+    const missing = [...candidates.keys()].filter((imagePk) => !fetched.has(imagePk));
+    for (const [imagePk, features] of await this.index.features(missing)) fetched.set(imagePk, features);
+    const rows = await this.images.findByPaths(ref, [...candidates.keys()].map((imagePk) => collection.paths.get(imagePk)!));
+    const found: Array<{ candidate: number; result: MatchResult }> = [];
+    for (const [imagePk, flipped] of candidates) {
+      const row = rows.get(collection.paths.get(imagePk)!);
+      const features = fetched.get(imagePk);
+      const data = row?.norm_blob_key && features?.length ? await this.blobs.get(row.norm_blob_key) : null;
+      if (!data) continue;
+      const result = await confirmWholeImage(query, { rgb: await decodeToRgb(data), features: deserializeFeatures(features!) }, flipped);
       if (result) found.push({ candidate: imagePk, result });
     }
     return found;

@@ -1,17 +1,31 @@
+import { differenceHash } from '@loupe/fingerprint';
+import { toGray } from '@loupe/imaging';
 import type { MatchIndexRepository, Queryable } from '@loupe/storage';
 import type { IngestHook, IngestHookInput } from '../ingest.service';
 import { matchVocabulary } from './vocabulary';
 
-/** Quantises an added image's features into visual words and stores them with the image, in its transaction. */
-export class SearchIndexHook implements IngestHook<Uint32Array | null> {
+interface SearchIndexEntry {
+  words: Uint32Array;
+  globalHash: bigint;
+}
+
+/**
+ * Quantises an added image's features into visual words, hashes the whole image (`differenceHash`) and stores both with
+ * the image, in its transaction.
+ */
+export class SearchIndexHook implements IngestHook<SearchIndexEntry | null> {
   constructor(private readonly index: MatchIndexRepository) {}
 
-  async analyze(input: IngestHookInput): Promise<Uint32Array | null> {
+  async analyze(input: IngestHookInput): Promise<SearchIndexEntry | null> {
     if (!input.features || input.features.count === 0) return null;
-    return matchVocabulary().vocabulary.quantize(input.features);
+    const { normalized } = input;
+    return {
+      words: matchVocabulary().vocabulary.quantize(input.features),
+      globalHash: differenceHash({ data: toGray(normalized), width: normalized.width, height: normalized.height }),
+    };
   }
 
-  async persist(tx: Queryable, imagePk: number, words: Uint32Array | null): Promise<void> {
-    if (words) await this.index.saveWords(imagePk, matchVocabulary().id, words, tx);
+  async persist(tx: Queryable, imagePk: number, entry: SearchIndexEntry | null): Promise<void> {
+    if (entry) await this.index.saveWords(imagePk, matchVocabulary().id, entry.words, tx, entry.globalHash);
   }
 }

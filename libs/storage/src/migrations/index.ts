@@ -5,6 +5,7 @@ import { color } from './003-color';
 import { wine } from './004-wine';
 import { publicIndex } from './005-public-index';
 import { maintenanceCursors } from './006-maintenance-cursors';
+import { globalHash } from './007-global-hash';
 
 /** Every schema change, in order. Append; never edit one that has shipped. */
-export const MIGRATIONS: readonly Migration[] = [collections, matchIndex, color, wine, publicIndex, maintenanceCursors];
+export const MIGRATIONS: readonly Migration[] = [collections, matchIndex, color, wine, publicIndex, maintenanceCursors, globalHash];

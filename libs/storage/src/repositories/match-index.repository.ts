@@ -22,17 +22,19 @@ export interface IndexedImage {
   image_pk: number;
   filepath: string;
   words: Buffer;
+  /** The whole-image difference hash as a signed 64-bit decimal, null for rows indexed without one. */
+  global_hash: string | null;
 }
 
 /** The persisted side of the matching index: visual words per image and the change log workers follow. */
 export class MatchIndexRepository {
   constructor(private readonly db: Db) {}
 
-  async saveWords(imagePk: number, vocabulary: string, words: Uint32Array, q: Queryable): Promise<void> {
+  async saveWords(imagePk: number, vocabulary: string, words: Uint32Array, q: Queryable, globalHash: bigint | null = null): Promise<void> {
     await q.query(
-      `INSERT INTO image_words (image_pk, vocabulary, words) VALUES ($1, $2, $3)
-       ON CONFLICT (image_pk) DO UPDATE SET vocabulary = EXCLUDED.vocabulary, words = EXCLUDED.words`,
-      [imagePk, vocabulary, encodeWords(words)],
+      `INSERT INTO image_words (image_pk, vocabulary, words, global_hash) VALUES ($1, $2, $3, $4::bigint)
+       ON CONFLICT (image_pk) DO UPDATE SET vocabulary = EXCLUDED.vocabulary, words = EXCLUDED.words, global_hash = EXCLUDED.global_hash`,
+      [imagePk, vocabulary, encodeWords(words), globalHash === null ? null : BigInt.asIntN(64, globalHash).toString()],
     );
   }
 
@@ -56,7 +58,7 @@ export class MatchIndexRepository {
   /** Searchable images with their words: all of a collection, or the given ones. */
   async indexedImages(ref: CollectionRef, vocabulary: string, imagePks?: readonly number[]): Promise<IndexedImage[]> {
     const { rows } = await this.db.query<IndexedImage>(
-      `SELECT i.id AS image_pk, i.filepath, w.words
+      `SELECT i.id AS image_pk, i.filepath, w.words, w.global_hash::text AS global_hash
          FROM images i JOIN image_words w ON w.image_pk = i.id
         WHERE i.account_id = $1 AND i.service = $2 AND i.searchable AND w.vocabulary = $3
           ${imagePks ? 'AND i.id = ANY($4::bigint[])' : ''}`,

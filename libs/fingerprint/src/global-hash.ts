@@ -1,0 +1,103 @@
+import type { GrayImage } from './types';
+
+/**
+ * A whole-image difference hash (64 bits): the image averaged into 9×8 cells, one bit per horizontally adjacent pair
+ * (left darker than right). Copies that keep the whole frame (rescaled, recompressed, blurred, brightened) keep nearly
+ * all bits, and unlike local features it survives images with no stable corners (smooth gradients, near-flat
+ * wallpapers). It cannot follow crops or rotations; the local features do that.
+ */
+export function differenceHash(img: GrayImage): bigint {
+  const cells = new Float64Array(9 * 8);
+  const counts = new Float64Array(9 * 8);
+  for (let y = 0; y < img.height; y++) {
+    const cy = Math.min(7, Math.floor((y * 8) / img.height));
+    for (let x = 0; x < img.width; x++) {
+      const c = cy * 9 + Math.min(8, Math.floor((x * 9) / img.width));
+      cells[c] += img.data[y * img.width + x];
+      counts[c]++;
+    }
+  }
+  let hash = 0n;
+  for (let y = 0; y < 8; y++) {
+    for (let x = 0; x < 8; x++) {
+      const left = cells[y * 9 + x] / Math.max(1, counts[y * 9 + x]);
+      const right = cells[y * 9 + x + 1] / Math.max(1, counts[y * 9 + x + 1]);
+      hash = (hash << 1n) | (left < right ? 1n : 0n);
+    }
+  }
+  return hash;
+}
+
+function popcount32(x: number): number {
+  x -= (x >>> 1) & 0x55555555;
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  x = (x + (x >>> 4)) & 0x0f0f0f0f;
+  return Math.imul(x, 0x01010101) >>> 24;
+}
+
+const HIGH = (hash: bigint) => Number(BigInt.asUintN(64, hash) >> 32n);
+const LOW = (hash: bigint) => Number(BigInt.asUintN(32, hash));
+
+/** Bits in which two hashes differ. */
+export function hashDistance(a: bigint, b: bigint): number {
+  return popcount32((HIGH(a) ^ HIGH(b)) >>> 0) + popcount32((LOW(a) ^ LOW(b)) >>> 0);
+}
+
+/**
+ * The difference hashes of a collection, searched by brute force over two 32-bit halves per image: ~1 ms for 100k
+ * images, 8 bytes an image. Keys are image ids; adding a key again replaces its hash.
+ */
+export class GlobalHashIndex {
+  private high: Uint32Array = new Uint32Array(64);
+  private low: Uint32Array = new Uint32Array(64);
+  private keys: number[] = [];
+  private readonly slotOf = new Map<number, number>();
+
+  get size(): number {
+    return this.keys.length;
+  }
+
+  add(key: number, hash: bigint): void {
+    this.remove(key);
+    const slot = this.keys.length;
+    if (slot === this.high.length) {
+      this.high = grow(this.high);
+      this.low = grow(this.low);
+    }
+    this.high[slot] = HIGH(hash);
+    this.low[slot] = LOW(hash);
+    this.keys.push(key);
+    this.slotOf.set(key, slot);
+  }
+
+  remove(key: number): void {
+    const slot = this.slotOf.get(key);
+    if (slot === undefined) return;
+    // Move the last entry into the hole: order does not matter.
+    const last = this.keys.length - 1;
+    this.high[slot] = this.high[last];
+    this.low[slot] = this.low[last];
+    this.keys[slot] = this.keys[last];
+    this.slotOf.set(this.keys[slot], slot);
+    this.keys.pop();
+    this.slotOf.delete(key);
+  }
+
+  /** Images whose hash differs from `hash` in at most `maxDistance` bits, nearest first (ties by key). */
+  nearest(hash: bigint, maxDistance: number): Array<{ key: number; distance: number }> {
+    const high = HIGH(hash);
+    const low = LOW(hash);
+    const found: Array<{ key: number; distance: number }> = [];
+    for (let slot = 0; slot < this.keys.length; slot++) {
+      const distance = popcount32((this.high[slot] ^ high) >>> 0) + popcount32((this.low[slot] ^ low) >>> 0);
+      if (distance <= maxDistance) found.push({ key: this.keys[slot], distance });
+    }
+    return found.sort((a, b) => a.distance - b.distance || a.key - b.key);
+  }
+}
+
+function grow(a: Uint32Array): Uint32Array {
+  const bigger = new Uint32Array(a.length * 2);
+  bigger.set(a);
+  return bigger;
+}
