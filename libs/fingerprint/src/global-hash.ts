@@ -38,9 +38,14 @@ function popcount32(x: number): number {
 const HIGH = (hash: bigint) => Number(BigInt.asUintN(64, hash) >> 32n);
 const LOW = (hash: bigint) => Number(BigInt.asUintN(32, hash));
 
+/** Bits in which two hashes, each given as its high and low 32 bits, differ. */
+function halvesDistance(highA: number, lowA: number, highB: number, lowB: number): number {
+  return popcount32((highA ^ highB) >>> 0) + popcount32((lowA ^ lowB) >>> 0);
+}
+
 /** Bits in which two hashes differ. */
 export function hashDistance(a: bigint, b: bigint): number {
-  return popcount32((HIGH(a) ^ HIGH(b)) >>> 0) + popcount32((LOW(a) ^ LOW(b)) >>> 0);
+  return halvesDistance(HIGH(a), LOW(a), HIGH(b), LOW(b));
 }
 
 /**
@@ -89,7 +94,7 @@ export class GlobalHashIndex {
     const low = LOW(hash);
     const found: Array<{ key: number; distance: number }> = [];
     for (let slot = 0; slot < this.keys.length; slot++) {
-      const distance = popcount32((this.high[slot] ^ high) >>> 0) + popcount32((this.low[slot] ^ low) >>> 0);
+      const distance = halvesDistance(this.high[slot], this.low[slot], high, low);
       if (distance <= maxDistance) found.push({ key: this.keys[slot], distance });
     }
     return found.sort((a, b) => a.distance - b.distance || a.key - b.key);

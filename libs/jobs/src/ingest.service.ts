@@ -1,4 +1,4 @@
-import { extractFeatures, Features, fingerprintHealth, serializeFeatures } from '@loupe/fingerprint';
+import { extractFeatures, Features, fingerprintHealth, GrayImage, serializeFeatures } from '@loupe/fingerprint';
 import { assessImage, cropImage, encodeJpeg, findContentBox, ImageInputError, inspectImage, NormalizedImage, normalizeImage, toGray } from '@loupe/imaging';
 import type { BlobStore, CollectionRef, ImageRepository, NewImage, Queryable } from '@loupe/storage';
 import { collectionBlobPrefix } from './blob-keys';
@@ -34,6 +34,8 @@ export interface IngestHookInput {
   payload: IngestPayload;
   item: IngestItem;
   normalized: NormalizedImage;
+  /** The normalised image in grey, as its features were extracted from. */
+  gray: GrayImage;
   features: Features | null;
 }
 
@@ -147,8 +149,9 @@ export class IngestService {
     resizeWatch.stop();
 
     addWatch.start();
-    const features = assessment.extremelySmall || assessment.singleColor ? null : await extractFeatures({ data: toGray(normalized), width: normalized.width, height: normalized.height });
-    const hookInput: IngestHookInput = { payload, item, normalized, features };
+    const gray = { data: toGray(normalized), width: normalized.width, height: normalized.height };
+    const features = assessment.extremelySmall || assessment.singleColor ? null : await extractFeatures(gray);
+    const hookInput: IngestHookInput = { payload, item, normalized, gray, features };
     const analyses = [];
     for (const hook of this.hooks(payload.service)) {
       if (hook.stat) addWatch.stop();

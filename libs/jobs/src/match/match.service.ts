@@ -162,9 +162,9 @@ export class MatchService {
     const found: Array<{ candidate: number; result: MatchResult }> = [];
     for (const [i, imagePk] of checkable.entries()) {
       const fit = fits[i];
-      const data = fit && overlapsForDense(fit) ? await this.blobs.get(rows.get(paths.get(imagePk)!)!.norm_blob_key) : null;
-      if (!fit || !data) continue;
-      const result = await confirmDenseFit(query.rgb, await decodeToRgb(data), fit);
+      const pixels = fit && overlapsForDense(fit) ? await this.storedPixels(rows.get(paths.get(imagePk)!)!.norm_blob_key) : null;
+      if (!fit || !pixels) continue;
+      const result = await confirmDenseFit(query.rgb, pixels, fit);
       if (result) found.push({ candidate: imagePk, result });
     }
     return found;
@@ -193,12 +193,18 @@ export class MatchService {
     for (const [imagePk, flipped] of candidates) {
       const row = rows.get(collection.paths.get(imagePk)!);
       const features = fetched.get(imagePk);
-      const data = row?.norm_blob_key && features?.length ? await this.blobs.get(row.norm_blob_key) : null;
-      if (!data) continue;
-      const result = await confirmWholeImage(query, { rgb: await decodeToRgb(data), features: deserializeFeatures(features!) }, flipped);
+      const pixels = row?.norm_blob_key && features?.length ? await this.storedPixels(row.norm_blob_key) : null;
+      if (!pixels) continue;
+      const result = await confirmWholeImage(query, { rgb: pixels, features: deserializeFeatures(features!) }, flipped);
       if (result) found.push({ candidate: imagePk, result });
     }
     return found;
+  }
+
+  /** A collection image's stored normalised copy, decoded; null when the blob is gone. */
+  private async storedPixels(normBlobKey: string): Promise<RgbImage | null> {
+    const data = await this.blobs.get(normBlobKey);
+    return data && decodeToRgb(data);
   }
 
   /** The candidates to verify: best-voted first, filtered by name/path, mirrored words included for flip checks. */

@@ -1,5 +1,4 @@
 import { differenceHash } from '@loupe/fingerprint';
-import { toGray } from '@loupe/imaging';
 import type { MatchIndexRepository, Queryable } from '@loupe/storage';
 import type { IngestHook, IngestHookInput } from '../ingest.service';
 import { matchVocabulary } from './vocabulary';
@@ -18,11 +17,7 @@ export class SearchIndexHook implements IngestHook<SearchIndexEntry | null> {
 
   async analyze(input: IngestHookInput): Promise<SearchIndexEntry | null> {
     if (!input.features || input.features.count === 0) return null;
-    const { normalized } = input;
-    return {
-      words: matchVocabulary().vocabulary.quantize(input.features),
-      globalHash: differenceHash({ data: toGray(normalized), width: normalized.width, height: normalized.height }),
-    };
+    return { words: matchVocabulary().vocabulary.quantize(input.features), globalHash: differenceHash(input.gray) };
   }
 
   async persist(tx: Queryable, imagePk: number, entry: SearchIndexEntry | null): Promise<void> {
