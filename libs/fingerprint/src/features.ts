@@ -70,15 +70,43 @@ function workingScale(width: number, height: number): number {
   return 1;
 }
 
+/** ORB corners of `image` (no descriptors yet: only the kept ones are described, see `describe`). */
 function detect(cv: Cv, track: <T extends { delete(): void }>(m: T) => T, image: unknown, maxFeatures: number, fastThreshold: number) {
   const orb = track(
     new cv.ORB(maxFeatures * OVERDETECT, PYRAMID_SCALE, PYRAMID_LEVELS, EDGE_THRESHOLD, 0, 2, cv.ORB_HARRIS_SCORE, PATCH_SIZE, fastThreshold),
   );
   const keypoints = track(new cv.KeyPointVector());
+  orb.detect(image, keypoints, track(new cv.Mat()));
+  return { orb, image, keypoints };
+}
+
+type Detection = ReturnType<typeof detect>;
+
+interface KeyPoint {
+  pt: { x: number; y: number };
+  size: number;
+  angle: number;
+  response: number;
+  octave: number;
+}
+
+/**
+ * ORB descriptors of `kept` (keypoints of `detection`), one row of DESCRIPTOR_BYTES per keypoint, in `kept` order.
+ * Describing only the kept third instead of every detected corner gives the very same bytes for less work. OpenCV
+ * regroups provided keypoints by pyramid level, so they are handed over already grouped (a stable sort by level) and
+ * the rows mapped back.
+ */
+function describe(cv: Cv, track: <T extends { delete(): void }>(m: T) => T, detection: Detection, kept: readonly KeyPoint[]): Uint8Array {
+  const byLevel = kept.map((_, i) => i).sort((a, b) => kept[a].octave - kept[b].octave || a - b);
+  const wanted = track(new cv.KeyPointVector());
+  for (const i of byLevel) wanted.push_back(kept[i]);
   const descriptors = track(new cv.Mat());
-  const noMask = track(new cv.Mat());
-  orb.detectAndCompute(image, noMask, keypoints, descriptors);
-  return { keypoints, descriptors };
+  detection.orb.compute(detection.image, wanted, descriptors);
+  if (descriptors.rows !== kept.length) throw new Error(`ORB described ${descriptors.rows} of ${kept.length} keypoints it had detected`);
+  const all: Uint8Array = descriptors.data;
+  const out = new Uint8Array(kept.length * DESCRIPTOR_BYTES);
+  byLevel.forEach((i, row) => out.set(all.subarray(row * DESCRIPTOR_BYTES, (row + 1) * DESCRIPTOR_BYTES), i * DESCRIPTOR_BYTES));
+  return out;
 }
 
 function extractWith(cv: Cv, img: GrayImage, maxFeatures: number): Features {
@@ -92,20 +120,21 @@ function extractWith(cv: Cv, img: GrayImage, maxFeatures: number): Features {
       const interpolation = scale > 1 ? cv.INTER_LINEAR : cv.INTER_AREA;
       cv.resize(src, work, new cv.Size(Math.round(img.width * scale), Math.round(img.height * scale)), 0, 0, interpolation);
     }
-    let { keypoints, descriptors } = detect(cv, track, work, maxFeatures, FAST_THRESHOLD);
-    if (keypoints.size() < LOW_TEXTURE_POINTS) {
+    let detection = detect(cv, track, work, maxFeatures, FAST_THRESHOLD);
+    if (detection.keypoints.size() < LOW_TEXTURE_POINTS) {
       const equalized = track(new cv.Mat());
       const clahe = track(new cv.CLAHE(CLAHE_CLIP_LIMIT, new cv.Size(CLAHE_TILES, CLAHE_TILES)));
       clahe.apply(work, equalized);
       const retry = detect(cv, track, equalized, maxFeatures, LOW_TEXTURE_FAST_THRESHOLD);
-      if (retry.keypoints.size() > keypoints.size()) ({ keypoints, descriptors } = retry);
+      if (retry.keypoints.size() > detection.keypoints.size()) detection = retry;
     }
+    const { keypoints } = detection;
 
     const n = keypoints.size();
     const xs = new Float32Array(n);
     const ys = new Float32Array(n);
     const responses = new Float32Array(n);
-    const raw: Array<{ size: number; angle: number; response: number; octave: number }> = [];
+    const raw: KeyPoint[] = [];
     for (let i = 0; i < n; i++) {
       const kp = keypoints.get(i);
       xs[i] = kp.pt.x / scale;
@@ -117,8 +146,7 @@ function extractWith(cv: Cv, img: GrayImage, maxFeatures: number): Features {
     const count = chosen.length;
     const xy = new Float32Array(count * 2);
     const meta = new Float32Array(count * 4);
-    const desc = new Uint8Array(count * DESCRIPTOR_BYTES);
-    const allDesc: Uint8Array = descriptors.data;
+    const desc = describe(cv, track, detection, chosen.map((k) => raw[k]));
     chosen.forEach((k, i) => {
       xy[2 * i] = xs[k];
       xy[2 * i + 1] = ys[k];
@@ -126,7 +154,6 @@ function extractWith(cv: Cv, img: GrayImage, maxFeatures: number): Features {
       meta[4 * i + 1] = raw[k].angle;
       meta[4 * i + 2] = raw[k].response;
       meta[4 * i + 3] = raw[k].octave;
-      desc.set(allDesc.subarray(k * DESCRIPTOR_BYTES, (k + 1) * DESCRIPTOR_BYTES), i * DESCRIPTOR_BYTES);
     });
     return { width: img.width, height: img.height, count, xy, meta, descriptors: desc };
   });
