@@ -4,6 +4,7 @@ import { isPlausibleTransform } from './transform-sanity';
 import { matchMetrics, scoreFromInliers } from './match-metrics';
 import { defaultVocabulary } from './default-vocabulary';
 import { cellRatioMatches } from './descriptor-matcher';
+import { similarityRansac } from './similarity-ransac';
 import type { Features, MatchResult, VerifyOptions } from './types';
 
 /**
@@ -63,6 +64,11 @@ const SPREAD_EXEMPT_INLIERS = 40;
  */
 const RANSAC_ITERATIONS = 500;
 const RANSAC_CONFIDENCE = 0.995;
+/**
+ * Most rounds of a weak fit's similarity RANSAC: 2-pair samples reach RANSAC_CONFIDENCE within 1,000 rounds down to a
+ * 7 % inlier share (6 inliers among 85 pairs).
+ */
+const WEAK_FIT_RANSAC_ROUNDS = 1000;
 
 export class MirrorFeaturesMissingError extends Error {
   constructor() {
@@ -114,6 +120,7 @@ function estimate(cv: Cv, query: Features, target: Features, minInliers: number,
   const needed = weakFit ? minInliers : Math.max(minInliers, MIN_INLIER_RATIO * pairs.length);
   if (consistent.length < needed) return null;
   const threshold = Math.max(MIN_REPROJECTION_PX, REPROJECTION_SHARE * Math.max(query.width, query.height));
+  if (weakFit) return weakSimilarityFit(query, target, consistent, threshold, minInliers);
   const rounds = ransacRounds(needed / consistent.length);
   const result = withMats((track): Fit | null => {
     const src = track(cv.matFromArray(consistent.length, 1, cv.CV_32FC2, consistent.flatMap(([, t]) => [target.xy[2 * t], target.xy[2 * t + 1]])));
@@ -132,10 +139,29 @@ function estimate(cv: Cv, query: Features, target: Features, minInliers: number,
     return { transform, inliers: inlierPairs(consistent, affineMask) };
   });
   if (!result) return null;
-  if (weakFit) return { transform: result.transform, inliers: result.inliers.length };
   if (result.inliers.length < MIN_INLIER_RATIO * pairs.length) return null;
   if (result.inliers.length < SPREAD_EXEMPT_INLIERS && inlierSpread(query, target, result) < MIN_INLIER_SPREAD) return null;
   return { transform: result.transform, inliers: result.inliers.length };
+}
+
+/**
+ * A weak fit (see `weakFitOptions`) is a similarity: the dense check it feeds is for whole copies of smooth images, which
+ * are rescaled, rotated, cropped or recompressed but not tilted. Without the ratio test most of its pairs are outliers,
+ * where 4-point homography RANSAC needs its full 500 rounds (+500 for the affine fallback, 5-15 ms a pair on star
+ * fields); 2-point similarity samples reach the same confidence in far fewer, cheaper rounds (`similarityRansac`).
+ */
+function weakSimilarityFit(query: Features, target: Features, pairs: ReadonlyArray<[number, number]>, threshold: number, minInliers: number): Estimate | null {
+  const from = new Float64Array(pairs.length * 2);
+  const to = new Float64Array(pairs.length * 2);
+  pairs.forEach(([q, t], i) => {
+    from[2 * i] = target.xy[2 * t];
+    from[2 * i + 1] = target.xy[2 * t + 1];
+    to[2 * i] = query.xy[2 * q];
+    to[2 * i + 1] = query.xy[2 * q + 1];
+  });
+  const fit = similarityRansac(from, to, threshold, WEAK_FIT_RANSAC_ROUNDS, RANSAC_CONFIDENCE);
+  if (!fit || fit.inliers.length < minInliers || !isPlausibleTransform(fit.transform, target.width, target.height)) return null;
+  return { transform: fit.transform, inliers: fit.inliers.length };
 }
 
 /**
