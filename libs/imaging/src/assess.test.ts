@@ -51,6 +51,23 @@ describe('assessImage', () => {
     expect(assessImage(page, info(page)).singleColor).toBe(false);
   });
 
+  it('does not flag a faint pattern on a flat color, nor its JPEG copy', async () => {
+    // Small squares every 8 px fading in from left to right (up to 24 levels brighter), as in a wallpaper of faint symbols.
+    const img = flatColor(600, 600, [110, 50, 140]);
+    for (let y = 0; y < 600; y++) {
+      for (let x = 0; x < 600; x++) {
+        const lift = Math.round((24 * x) / 600);
+        if (x % 8 < 4 && y % 8 < 4) img.data.set([110 + lift, 50 + lift, 140 + lift], (y * 600 + x) * 3);
+      }
+    }
+    expect(assessImage(img, info(img)).singleColor).toBe(false);
+    expect(assessImage(await viaJpeg(img, 30), info(img)).singleColor).toBe(false);
+  });
+
+  it('flags a flat color under heavy pixel noise (±16 levels)', async () => {
+    expect(assessImage(await viaJpeg(flatColor(640, 480, [60, 120, 200], 32), 90), info(flatColor(1, 1, [0, 0, 0]))).singleColor).toBe(true);
+  });
+
   it('does not flag two flat halves of different colors', () => {
     const img = flatColor(200, 200, [30, 90, 200]);
     img.data.fill(250, 0, 100 * 200 * 3);

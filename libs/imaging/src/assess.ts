@@ -29,11 +29,13 @@ const FLATNESS_GRID_CELLS = 128;
 const STRAY_FRACTION = 0.01;
 
 /**
- * Largest spread (levels, 1st to 99th percentile of cell means) of luma and of each
- * chroma channel that still counts as one color. A flat color saved as JPEG q50 spreads
- * ~2 levels, a blank wall with sensor noise under 10; a photo spreads well over 50.
+ * Largest spread (levels, 1st to 99th percentile of cell means) of luma and of each chroma channel that still counts as
+ * one color. Measured at the 600 px norm: a flat color with pixel noise of up to ±16 levels, saved as JPEG q50-90,
+ * spreads at most 7; the faintest wallpapers of the matching benchmark (a field of faint symbols, a near-flat grub
+ * screen) spread 9-16, and JPEG q10-30 copies of them 7.4-15.8; a photo spreads well over 50. 16 refused those
+ * wallpapers and their copies as "single color" although they match (a JPEG q10 copy verifies at score 71).
  */
-const FLAT_SPREAD_LIMIT = 16;
+const FLAT_SPREAD_LIMIT = 8;
 
 /** Spread between the low and high STRAY_FRACTION quantiles of 8-bit-ranged values. */
 function robustSpread(values: Float32Array): number {
