@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { confirmDense, confirmWholeImage } from './dense-confirm';
+import { confirmDense, confirmDenseFit, confirmWholeImage, weakFitOptions } from './dense-confirm';
 import { extractFeatures } from './features';
 import * as edit from './testing/edits';
 import { smoothWallpaper, toGray } from './testing/synthetic-images';
@@ -21,6 +21,20 @@ describe('dense confirmation of weak fits', () => {
     expect(match!.score).toBeGreaterThan(0);
     expect(match!.score).toBeLessThan(DEFAULT_MIN_SCORE);
     expect(match!.query_overlap_percent).toBeGreaterThan(90);
+  });
+
+  it('correlates a half-size decode of the collection image like the full-size one', async () => {
+    const original = await smoothWallpaper(1);
+    const copy = await evidence(await edit.jpeg(await edit.blur(original, 3), 10));
+    const target = await evidence(original);
+    const fit = (await verifyMatch(copy.features, target.features, weakFitOptions()))!;
+    const full = await confirmDenseFit(copy.rgb, original, fit);
+    const half = await confirmDenseFit(copy.rgb, await edit.scale(original, 0.5), fit, 0.5);
+    expect(full).not.toBeNull();
+    expect(half).not.toBeNull();
+    expect(Math.abs(half!.score - full!.score)).toBeLessThan(2);
+    // Ignoring the scale would misalign the images: the correlation falls below the confirmation floor.
+    expect(await confirmDenseFit(copy.rgb, await edit.scale(original, 0.5), fit)).toBeNull();
   });
 
   it('confirms no unrelated smooth image', async () => {

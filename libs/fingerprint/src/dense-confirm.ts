@@ -26,6 +26,7 @@ export const DENSE_CONFIRM_MIN = 60;
 export const DENSE_MIN_OVERLAP = 50;
 
 export interface ImageEvidence {
+  /** The image, at the size of its features or reduced (then `features.width` tells the scale). */
   rgb: RgbImage;
   features: Features;
 }
@@ -63,10 +64,10 @@ async function denseFit(query: Features, target: Features, opts: { checkHorizont
 /**
  * A weak fit confirmed by gradient correlation (`enhancedScore`) of at least DENSE_CONFIRM_MIN. Its score is the feature
  * score floor scaled by that correlation, DEFAULT_MIN_SCORE · correlation / 100, so a match found this way always ranks
- * below every feature-verified one.
+ * below every feature-verified one. `targetScale`: the target's pixels relative to the size the fit refers to.
  */
-export async function confirmDenseFit(query: RgbImage, target: RgbImage, fit: MatchResult): Promise<MatchResult | null> {
-  const correlation = await enhancedScore(query, target, fit);
+export async function confirmDenseFit(query: RgbImage, target: RgbImage, fit: MatchResult, targetScale = 1): Promise<MatchResult | null> {
+  const correlation = await enhancedScore(query, target, fit, targetScale);
   if (correlation < DENSE_CONFIRM_MIN) return null;
   return { ...fit, score: Math.round(DEFAULT_MIN_SCORE * correlation) / 100 };
 }
@@ -85,9 +86,9 @@ const WHOLE_IMAGE_ASPECT_TOLERANCE = 0.05;
  */
 export async function confirmWholeImage(query: ImageEvidence, target: ImageEvidence, flipped: boolean): Promise<MatchResult | null> {
   const { rgb: q } = query;
-  const { rgb: t } = target;
+  const t = target.features;
   if (Math.abs((q.width / q.height) / (t.width / t.height) - 1) > WHOLE_IMAGE_ASPECT_TOLERANCE) return null;
   const scale = [q.width / t.width, 0, 0, 0, q.height / t.height, 0, 0, 0, 1];
   const transform = flipped ? multiply([-1, 0, q.width - 1, 0, 1, 0, 0, 0, 1], scale) : scale;
-  return confirmDenseFit(q, t, matchMetrics(query.features, target.features, transform, 0, flipped));
+  return confirmDenseFit(q, target.rgb, matchMetrics(query.features, t, transform, 0, flipped), target.rgb.width / t.width);
 }

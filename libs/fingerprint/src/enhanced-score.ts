@@ -15,14 +15,16 @@ const MIN_OVERLAP_SHARE = 0.02;
 /**
  * Second-pass score 0-100 (rounded to 0.1): warps the target onto the query with the match transform and
  * takes 100 × max(0, NCC) of blurred gradient magnitudes over the overlap. High when the images agree pixel
- * for pixel, not just at keypoints.
+ * for pixel, not just at keypoints. `targetScale` says the target's pixels are that many times the size the transform
+ * was fitted at: a stored image decoded at reduced size (JPEG shrink-on-load) is enough for a comparison at
+ * COMPARE_SIDE and several times cheaper to decode and warp.
  */
-export async function enhancedScore(queryRgb: RgbImage, targetRgb: RgbImage, m: MatchResult): Promise<number> {
+export async function enhancedScore(queryRgb: RgbImage, targetRgb: RgbImage, m: MatchResult, targetScale = 1): Promise<number> {
   const { cv } = await loadOpenCv();
   const s = Math.min(1, COMPARE_SIDE / Math.max(queryRgb.width, queryRgb.height));
   const w = Math.max(1, Math.round(queryRgb.width * s));
   const h = Math.max(1, Math.round(queryRgb.height * s));
-  const toSmall = multiply([s, 0, 0, 0, s, 0, 0, 0, 1], m.transform);
+  const toSmall = multiply(multiply([s, 0, 0, 0, s, 0, 0, 0, 1], m.transform), [1 / targetScale, 0, 0, 0, 1 / targetScale, 0, 0, 0, 1]);
   return withMats((track) => {
     const size = new cv.Size(w, h);
     const queryGrey = track(greyOf(cv, track, queryRgb));

@@ -1,5 +1,5 @@
 import { confirmDense, confirmDenseFit, confirmWholeImage, deserializeFeatures, differenceHash, mirrorGray, overlapsForDense, weakFitOptions, enhancedScore, Features, MatchResult, renderOverlay, verifyInThisThread, verifyMatch, VerifyBatch } from '@loupe/fingerprint';
-import { decodeToRgb, RgbImage, toGray } from '@loupe/imaging';
+import { decodeToRgb, NormalizedImage, normalizeImage, toGray } from '@loupe/imaging';
 import type { BlobStore, CollectionRef, ImageRepository, MatchIndexRepository } from '@loupe/storage';
 import type { CompareResult, ComparePayload, MatchItem, QuerySource, SearchPayload, SearchResult } from '../contracts';
 import { Stopwatch } from '../stopwatch';
@@ -29,6 +29,12 @@ const DENSE_CANDIDATES = 6;
 const GLOBAL_HASH_MAX_DISTANCE = 10;
 /** Nearest images by whole-image hash given that second chance. */
 const GLOBAL_CANDIDATES = 3;
+/**
+ * Smaller side at which a collection image is decoded for a second chance's pixel comparison: half the stored 600 px,
+ * so JPEG decodes at half scale (shrink-on-load), still above what the comparison frame (360 px on the query's longer
+ * side) samples from a copy that overlaps at least half of it.
+ */
+const SECOND_CHANCE_DECODE_SIDE = 300;
 
 function round1(n: number): number {
   return Math.round(n * 10) / 10;
@@ -144,7 +150,8 @@ export class MatchService {
   /**
    * When no candidate passed feature verification, the best-voted few get the dense second chance (`confirmDense`):
    * smooth or faint images whose copies keep too few corners for the feature check. Their weak fits run on the
-   * verification threads; only a candidate whose fit overlaps enough has its pixels read and correlated.
+   * verification threads; only a candidate whose fit overlaps enough has its row looked up and its pixels read and
+   * correlated.
    */
   private async confirmDensely(
     ref: CollectionRef,
@@ -155,16 +162,18 @@ export class MatchService {
     paths: Map<number, string>,
     checkHorizontalFlip: boolean,
   ) {
-    const rows = await this.images.findByPaths(ref, candidates.map((imagePk) => paths.get(imagePk)!));
-    // Rows without a stored image (imported word lists only) have nothing to compare densely.
-    const checkable = candidates.filter((imagePk) => rows.get(paths.get(imagePk)!)?.norm_blob_key && stored.get(imagePk)?.length);
-    const fits = await this.verifyAll(query.features, checkable.map((imagePk) => stored.get(imagePk)!), weakFitOptions(checkHorizontalFlip));
+    const withFeatures = candidates.filter((imagePk) => stored.get(imagePk)?.length);
+    const fits = await this.verifyAll(query.features, withFeatures.map((imagePk) => stored.get(imagePk)!), weakFitOptions(checkHorizontalFlip));
+    const fitting = withFeatures.flatMap((imagePk, i) => (fits[i] && overlapsForDense(fits[i]!) ? [{ imagePk, fit: fits[i]! }] : []));
+    if (fitting.length === 0) return [];
+    const rows = await this.images.findByPaths(ref, fitting.map(({ imagePk }) => paths.get(imagePk)!));
     const found: Array<{ candidate: number; result: MatchResult }> = [];
-    for (const [i, imagePk] of checkable.entries()) {
-      const fit = fits[i];
-      const pixels = fit && overlapsForDense(fit) ? await this.storedPixels(rows.get(paths.get(imagePk)!)!.norm_blob_key) : null;
-      if (!fit || !pixels) continue;
-      const result = await confirmDenseFit(query.rgb, pixels, fit);
+    for (const { imagePk, fit } of fitting) {
+      // Rows without a stored image (imported word lists only) have nothing to compare densely.
+      const normBlobKey = rows.get(paths.get(imagePk)!)?.norm_blob_key;
+      const pixels = normBlobKey ? await this.storedPixels(normBlobKey) : null;
+      if (!pixels) continue;
+      const result = await confirmDenseFit(query.rgb, pixels, fit, pixels.scale);
       if (result) found.push({ candidate: imagePk, result });
     }
     return found;
@@ -201,10 +210,13 @@ export class MatchService {
     return found;
   }
 
-  /** A collection image's stored normalised copy, decoded; null when the blob is gone. */
-  private async storedPixels(normBlobKey: string): Promise<RgbImage | null> {
+  /**
+   * A collection image's stored normalised copy decoded at about half size (`scale` of the stored size, which its
+   * features refer to), for the pixel comparisons of the second chances; null when the blob is gone.
+   */
+  private async storedPixels(normBlobKey: string): Promise<NormalizedImage | null> {
     const data = await this.blobs.get(normBlobKey);
-    return data && decodeToRgb(data);
+    return data && normalizeImage(data, { preferredSide: SECOND_CHANCE_DECODE_SIDE });
   }
 
   /** The candidates to verify: best-voted first, filtered by name/path, mirrored words included for flip checks. */
