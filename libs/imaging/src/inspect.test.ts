@@ -1,14 +1,14 @@
 import sharp from 'sharp';
 import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { decodeToRgb, inspectImage } from './decode';
+import { decodeToRgb, inspectImage, normalizeImage } from './decode';
 import { ImageInputError, type ImageErrorCode } from './errors';
 import { flatColor, makeAnimated, makeApng, makeBmp, photoLike, rawSharp } from './testing/test-images';
 import type { RgbImage } from './types';
 
-async function refusal(data: Buffer): Promise<ImageInputError> {
+async function refusal(decode: (data: Buffer) => Promise<unknown>, data: Buffer): Promise<ImageInputError> {
   try {
-    await inspectImage(data);
+    await decode(data);
   } catch (error) {
     if (error instanceof ImageInputError) return error;
     throw error;
@@ -16,9 +16,15 @@ async function refusal(data: Buffer): Promise<ImageInputError> {
   throw new Error('image was accepted');
 }
 
+/**
+ * Checks the refusal by inspectImage and by normalizeImage alone, which is all the query and add paths run: its
+ * (possibly shrunk) decode reads every block too, so it must refuse the same files with the same message.
+ */
 async function expectRefused(data: Buffer, code: ImageErrorCode): Promise<string> {
-  const error = await refusal(data);
+  const error = await refusal(inspectImage, data);
   expect(error.code).toBe(code);
+  const normalizing = await refusal((d) => normalizeImage(d, { preferredSide: 64 }), data);
+  expect({ code: normalizing.code, message: normalizing.message }).toEqual({ code: error.code, message: error.message });
   return error.message;
 }
 

@@ -1,5 +1,5 @@
 import { extractFeatures, Features, fingerprintHealth, GrayImage, serializeFeatures } from '@loupe/fingerprint';
-import { assessImage, cropImage, encodeJpeg, findContentBox, ImageInputError, inspectImage, NormalizedImage, normalizeImage, toGray } from '@loupe/imaging';
+import { assessImage, cropImage, encodeJpeg, findContentBox, ImageInputError, NormalizedImage, normalizeImage, toGray } from '@loupe/imaging';
 import type { BlobStore, CollectionRef, ImageRepository, NewImage, Queryable } from '@loupe/storage';
 import { collectionBlobPrefix } from './blob-keys';
 import { IngestItem, IngestPayload, IngestResult, NO_FEATURES_REASON } from './contracts';
@@ -141,8 +141,9 @@ export class IngestService {
     stageTimes: Record<string, number>,
   ): Promise<Prepared> {
     resizeWatch.start();
-    const info = await inspectImage(data);
+    // Normalising reads and validates the whole file (corrupt, truncated, animated): no separate inspection decode.
     const full = await normalizeImage(data, { preferredSide: payload.preferred_side });
+    const info = full.original;
     const normalized: NormalizedImage = payload.crop_borders ? { ...full, ...cropImage(full, findContentBox(full)) } : full;
     const assessment = assessImage(normalized, info);
     const normalizedJpeg = await encodeJpeg(normalized, NORMALIZED_JPEG_QUALITY);

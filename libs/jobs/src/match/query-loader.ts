@@ -1,5 +1,5 @@
 import { DEFAULT_MIN_INLIERS, extractFeatures, Features } from '@loupe/fingerprint';
-import { assessImage, cropImage, decodeToRgb, findContentBox, ImageInputError, inspectImage, normalizeImage, RgbImage, toGray } from '@loupe/imaging';
+import { assessImage, cropImage, decodeToRgb, findContentBox, ImageInputError, normalizeImage, RgbImage, toGray } from '@loupe/imaging';
 import type { BlobStore, CollectionRef, ImageRepository } from '@loupe/storage';
 import { InputRefusedError, QuerySource } from '../contracts';
 import { Stopwatch } from '../stopwatch';
@@ -44,10 +44,10 @@ export class QueryLoader {
     if (data === null) throw new InputRefusedError(`${source.label}: The uploaded file could not be read back; please send it again.`);
     watch.start();
     try {
-      const info = await inspectImage(data);
+      // Normalising reads and validates the whole file (corrupt, truncated, animated): no separate inspection decode.
       const normalized = await normalizeImage(data, { preferredSide: options.preferredSide });
       const rgb = cropImage(normalized, findContentBox(normalized));
-      const assessment = assessImage(rgb, info);
+      const assessment = assessImage(rgb, normalized.original);
       if (assessment.reason) throw new InputRefusedError(`${source.label}: ${assessment.reason}`);
       return { label: source.label, rgb };
     } catch (error) {

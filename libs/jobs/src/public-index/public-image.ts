@@ -1,5 +1,5 @@
 import { DEFAULT_MIN_INLIERS, extractFeatures, Features } from '@loupe/fingerprint';
-import { assessImage, ImageFormat, ImageInfo, ImageInputError, inspectImage, NormalizedImage, normalizeImage, sniffFormat, toGray } from '@loupe/imaging';
+import { assessImage, ImageFormat, ImageInfo, ImageInputError, NormalizedImage, normalizeImage, sniffFormat, toGray } from '@loupe/imaging';
 import { PublicSearchError, PublicSearchRefusedError } from './contracts';
 
 /**
@@ -27,16 +27,15 @@ export interface PublicImage {
 export async function loadPublicImage(data: Buffer, label: string): Promise<PublicImage> {
   const format = sniffFormat(data);
   if (!format || !PUBLIC_FORMATS.has(format)) throw new PublicSearchRefusedError(PublicSearchError.BadImage, `${label}: ${CANNOT_IDENTIFY}`);
-  let info: ImageInfo;
   let normalized: NormalizedImage;
   try {
-    info = await inspectImage(data);
+    // Normalising reads and validates the whole file (corrupt, truncated, animated): no separate inspection decode.
     normalized = await normalizeImage(data, { preferredSide: PUBLIC_PREFERRED_SIDE });
   } catch (error) {
     if (error instanceof ImageInputError) throw new PublicSearchRefusedError(PublicSearchError.BadImage, `${label}: ${CANNOT_IDENTIFY} (${error.message})`);
     throw error;
   }
-  const assessment = assessImage(normalized, info);
+  const assessment = assessImage(normalized, normalized.original);
   if (assessment.reason) throw new PublicSearchRefusedError(PublicSearchError.NoSignature, `${label}: ${assessment.reason}`);
   const features = await extractFeatures({ data: toGray(normalized), width: normalized.width, height: normalized.height });
   if (features.count < DEFAULT_MIN_INLIERS) {
@@ -45,5 +44,5 @@ export async function loadPublicImage(data: Buffer, label: string): Promise<Publ
       `${label}: The image is too simple to create a signature: only ${features.count} distinctive points were found (at least ${DEFAULT_MIN_INLIERS} are needed).`,
     );
   }
-  return { info, normalized, features };
+  return { info: normalized.original, normalized, features };
 }

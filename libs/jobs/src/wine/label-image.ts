@@ -1,4 +1,4 @@
-import { assessImage, cropImage, findContentBox, ImageInputError, inspectImage, normalizeImage, RgbImage } from '@loupe/imaging';
+import { assessImage, cropImage, findContentBox, ImageInputError, normalizeImage, RgbImage } from '@loupe/imaging';
 import { InputRefusedError } from '../contracts';
 
 /**
@@ -22,10 +22,10 @@ export function tooSmallToReadMessage(label: string, img: { width: number; heigh
  */
 export async function loadLabelImage(data: Buffer, label: string, preferredSide: number): Promise<RgbImage> {
   try {
-    const info = await inspectImage(data);
+    // Normalising reads and validates the whole file (corrupt, truncated, animated): no separate inspection decode.
     const normalized = await normalizeImage(data, { preferredSide });
     const rgb = cropImage(normalized, findContentBox(normalized));
-    const assessment = assessImage(rgb, info);
+    const assessment = assessImage(rgb, normalized.original);
     if (assessment.reason) throw new InputRefusedError(`${label}: ${assessment.reason}`);
     return rgb;
   } catch (error) {
