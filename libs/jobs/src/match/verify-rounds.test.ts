@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FIRST_ROUND, MAX_VERIFIED, verifyInRounds } from './verify-rounds';
+import { FIRST_ROUND, LATER_ROUND, MAX_VERIFIED, verifyInRounds } from './verify-rounds';
 
 /** Candidates 0..n-1; those in `matching` verify. Records every batch asked for. */
 function run(n: number, matching: number[], wanted: number) {
@@ -29,9 +29,9 @@ describe('verification in rounds', () => {
   });
 
   it('goes on round after round until a low-ranked match is found', async () => {
-    const { found, batches } = await run(200, [30, 70], 10);
-    expect(found).toEqual([30]);
-    expect(batches.map((b) => b[0])).toEqual([0, 12, 24]);
+    const { found, batches } = await run(200, [40, 70], 10);
+    expect(found).toEqual([40]);
+    expect(batches.map((b) => [b[0], b.length])).toEqual([[0, FIRST_ROUND], [12, LATER_ROUND], [36, LATER_ROUND]]);
   });
 
   it('verifies at most MAX_VERIFIED candidates when nothing matches', async () => {
@@ -50,9 +50,9 @@ describe('verification in rounds', () => {
   it('reads the next round ahead from the second round on, and only one round ahead', async () => {
     // Found in the first round: only its batch was read.
     expect((await run(200, [3], 10)).reads).toHaveLength(1);
-    // Found in the third round: rounds 1-3 verified, round 4 read ahead while round 3 verified, nothing beyond.
+    // Found in the second round: rounds 1-2 verified, round 3 read ahead while round 2 verified, nothing beyond.
     const { batches, reads } = await run(200, [30], 10);
-    expect(batches).toHaveLength(3);
-    expect(reads.map((b) => b[0])).toEqual([0, 12, 24, 36]);
+    expect(batches).toHaveLength(2);
+    expect(reads.map((b) => b[0])).toEqual([0, 12, 36]);
   });
 });

@@ -4,6 +4,12 @@
  */
 export const FIRST_ROUND = 12;
 /**
+ * Candidates verified in each later round. A query still unmatched after the first round is most often not in the
+ * collection and will verify every round, where fewer, larger rounds keep both verification threads busy (12 per round
+ * left them waiting on each round's slowest pair and on its read); a low-ranked true image costs at most one larger round.
+ */
+export const LATER_ROUND = 24;
+/**
  * Never verify more than this, whatever offset + limit asks for: it bounds the worst-case latency of one search (a query
  * with no match in the collection verifies all of them). On the benchmark photos the true image ranked 13th-60th by
  * votes for 10 of 290 edited queries (faint star fields, heavy blur, contrast), and 61st-81st for 3.
@@ -20,7 +26,7 @@ export interface RoundSteps<C, L, R> {
 
 /**
  * Geometric verification of vote-ranked candidates in rounds: first enough for the page asked for (offset + limit, at
- * least FIRST_ROUND), then FIRST_ROUND more at a time while no candidate has matched yet, up to MAX_VERIFIED. A query
+ * least FIRST_ROUND), then LATER_ROUND more at a time while no candidate has matched yet, up to MAX_VERIFIED. A query
  * whose image is found early pays for one round; one whose image is ranked low by votes is still found. From the second
  * round on (a query that is probably not in the collection, which will verify every round) the next round's features
  * are read while this round verifies.
@@ -32,7 +38,7 @@ export async function verifyInRounds<C, L, R>(
 ): Promise<Array<{ candidate: C; result: R }>> {
   const limit = Math.min(MAX_VERIFIED, ranked.length);
   const batches: C[][] = [];
-  for (let next = 0, size = Math.min(MAX_VERIFIED, Math.max(FIRST_ROUND, wanted)); next < limit; next += size, size = FIRST_ROUND) {
+  for (let next = 0, size = Math.min(MAX_VERIFIED, Math.max(FIRST_ROUND, wanted)); next < limit; next += size, size = LATER_ROUND) {
     batches.push(ranked.slice(next, Math.min(limit, next + size)));
   }
   const found: Array<{ candidate: C; result: R }> = [];
