@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { assessImage, MIN_IMAGE_SIDE } from './assess';
 import { normalizeImage } from './decode';
-import { toGray } from './gray';
+import { grayImageOf, toGray } from './gray';
 import { flatColor, photoLike, rawSharp } from './testing/test-images';
 import type { RgbImage } from './types';
 
@@ -79,5 +79,10 @@ describe('toGray', () => {
   it('weights red, green and blue by BT.601 and keeps black and white exact', () => {
     const img = { data: new Uint8Array([255, 0, 0, 0, 255, 0, 0, 0, 255, 255, 255, 255, 0, 0, 0]), width: 5, height: 1 };
     expect(Array.from(toGray(img))).toEqual([77, 149, 29, 255, 0]);
+  });
+
+  it('keeps the size with the grey pixels (grayImageOf)', () => {
+    const img = { data: new Uint8Array([255, 255, 255, 0, 0, 0]), width: 1, height: 2 };
+    expect(grayImageOf(img)).toEqual({ data: new Uint8Array([255, 0]), width: 1, height: 2 });
   });
 });

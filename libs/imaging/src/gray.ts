@@ -1,4 +1,4 @@
-import type { RgbImage } from './types';
+import type { GrayImage, RgbImage } from './types';
 
 /**
  * BT.601 luma, Y = 0.299 R + 0.587 G + 0.114 B, in 8.8 fixed point: the weights
@@ -12,4 +12,9 @@ export function toGray(img: RgbImage): Uint8Array {
     gray[i] = (77 * src[j] + 150 * src[j + 1] + 29 * src[j + 2] + 128) >> 8;
   }
   return gray;
+}
+
+/** The image in grey (`toGray`) with its size: what feature extraction and hashing take. */
+export function grayImageOf(img: RgbImage): GrayImage {
+  return { data: toGray(img), width: img.width, height: img.height };
 }

@@ -14,6 +14,13 @@ export interface RgbImage {
   height: number;
 }
 
+/** 8-bit single-channel pixels, row-major, no padding. */
+export interface GrayImage {
+  data: Uint8Array;
+  width: number;
+  height: number;
+}
+
 /** A decoded, oriented, sRGB, alpha-flattened and resized input image. */
 export interface NormalizedImage extends RgbImage {
   original: ImageInfo;

@@ -1,5 +1,5 @@
 import { extractFeatures, fingerprintHealth, serializeFeatures } from '@loupe/fingerprint';
-import { assessImage, decodeToRgb, ImageFormat, toGray } from '@loupe/imaging';
+import { assessImage, decodeToRgb, grayImageOf, ImageFormat } from '@loupe/imaging';
 import type { BlobStore, ImageRepository } from '@loupe/storage';
 import { FingerprintPayload, FingerprintResult, NO_FEATURES_REASON } from './contracts';
 
@@ -31,7 +31,7 @@ export class FingerprintService {
       }
       const rgb = await decodeToRgb(data);
       const assessment = assessImage(rgb, { format: row.format as ImageFormat, width: row.width, height: row.height });
-      const features = assessment.reason === null ? await extractFeatures({ data: toGray(rgb), width: rgb.width, height: rgb.height }) : null;
+      const features = assessment.reason === null ? await extractFeatures(grayImageOf(rgb)) : null;
       const searchable = features !== null && features.count > 0;
       await this.images.replaceFeatures(row.id, {
         count: features?.count ?? 0,

@@ -1,5 +1,5 @@
 import { extractFeatures, Features, fingerprintHealth, GrayImage, serializeFeatures } from '@loupe/fingerprint';
-import { assessImage, cropImage, encodeJpeg, findContentBox, ImageInputError, NormalizedImage, normalizeImage, toGray } from '@loupe/imaging';
+import { assessImage, cropImage, encodeJpeg, findContentBox, grayImageOf, ImageInputError, NormalizedImage, normalizeImage } from '@loupe/imaging';
 import type { BlobStore, CollectionRef, ImageRepository, NewImage, Queryable } from '@loupe/storage';
 import { collectionBlobPrefix } from './blob-keys';
 import { IngestItem, IngestPayload, IngestResult, NO_FEATURES_REASON } from './contracts';
@@ -150,7 +150,7 @@ export class IngestService {
     resizeWatch.stop();
 
     addWatch.start();
-    const gray = { data: toGray(normalized), width: normalized.width, height: normalized.height };
+    const gray = grayImageOf(normalized);
     const features = assessment.extremelySmall || assessment.singleColor ? null : await extractFeatures(gray);
     const hookInput: IngestHookInput = { payload, item, normalized, gray, features };
     const analyses = [];

@@ -1,5 +1,5 @@
 import { confirmDense, confirmDenseFit, confirmWholeImage, deserializeFeatures, differenceHash, mirrorGray, overlapsForDense, weakFitOptions, enhancedScore, Features, MatchResult, renderOverlay, verifyInThisThread, verifyMatch, VerifyBatch } from '@loupe/fingerprint';
-import { decodeToRgb, NormalizedImage, normalizeImage, toGray } from '@loupe/imaging';
+import { decodeToRgb, NormalizedImage, normalizeImage } from '@loupe/imaging';
 import type { BlobStore, CollectionRef, ImageRepository, MatchIndexRepository } from '@loupe/storage';
 import type { CompareResult, ComparePayload, MatchItem, QuerySource, SearchPayload, SearchResult } from '../contracts';
 import { Stopwatch } from '../stopwatch';
@@ -185,9 +185,8 @@ export class MatchService {
    * corners, which keep the whole frame.
    */
   private async confirmWholeImages(ref: CollectionRef, query: LoadedQuery, collection: CollectionIndex, fetched: Map<number, Buffer>, payload: SearchPayload) {
-    const gray = { data: toGray(query.rgb), width: query.rgb.width, height: query.rgb.height };
-    const probes = [{ hash: differenceHash(gray), flipped: false }];
-    if (payload.options.check_horizontal_flip) probes.push({ hash: differenceHash(mirrorGray(gray)), flipped: true });
+    const probes = [{ hash: differenceHash(query.gray), flipped: false }];
+    if (payload.options.check_horizontal_flip) probes.push({ hash: differenceHash(mirrorGray(query.gray)), flipped: true });
     const allowed = pathPredicate(payload.options);
     const candidates = new Map<number, boolean>();
     for (const { hash, flipped } of probes) {

@@ -1,5 +1,5 @@
 import { DEFAULT_MIN_INLIERS, extractFeatures, Features } from '@loupe/fingerprint';
-import { assessImage, cropImage, decodeToRgb, findContentBox, ImageInputError, normalizeImage, RgbImage, toGray } from '@loupe/imaging';
+import { assessImage, cropImage, decodeToRgb, findContentBox, GrayImage, grayImageOf, ImageInputError, normalizeImage, RgbImage } from '@loupe/imaging';
 import type { BlobStore, CollectionRef, ImageRepository } from '@loupe/storage';
 import { InputRefusedError, QuerySource } from '../contracts';
 import { Stopwatch } from '../stopwatch';
@@ -8,6 +8,8 @@ export interface LoadedQuery {
   /** How the query is named in results and messages: the upload's file name, the URL, or the collection path. */
   label: string;
   rgb: RgbImage;
+  /** `rgb` in grey, as the features were extracted from. */
+  gray: GrayImage;
   features: Features;
 }
 
@@ -32,11 +34,12 @@ export class QueryLoader {
 
   async load(ref: CollectionRef, source: QuerySource, options: LoadOptions, resizeWatch: Stopwatch): Promise<LoadedQuery> {
     const { label, rgb } = 'filepath' in source ? await this.fromCollection(ref, source.filepath, resizeWatch) : await this.fromStaged(source, options, resizeWatch);
-    const features = await extractFeatures({ data: toGray(rgb), width: rgb.width, height: rgb.height }, { includeMirror: options.includeMirror });
+    const gray = grayImageOf(rgb);
+    const features = await extractFeatures(gray, { includeMirror: options.includeMirror });
     if (features.count < DEFAULT_MIN_INLIERS) {
       throw new InputRefusedError(`${label}: The image is too plain to search: only ${features.count} distinctive points were found.`);
     }
-    return { label, rgb, features };
+    return { label, rgb, gray, features };
   }
 
   private async fromStaged(source: { staged_key: string; label: string }, options: LoadOptions, watch: Stopwatch) {

@@ -1,5 +1,5 @@
 import { DEFAULT_MIN_INLIERS, extractFeatures, Features } from '@loupe/fingerprint';
-import { assessImage, ImageFormat, ImageInfo, ImageInputError, NormalizedImage, normalizeImage, sniffFormat, toGray } from '@loupe/imaging';
+import { assessImage, grayImageOf, ImageFormat, ImageInfo, ImageInputError, NormalizedImage, normalizeImage, sniffFormat } from '@loupe/imaging';
 import { PublicSearchError, PublicSearchRefusedError } from './contracts';
 
 /**
@@ -37,7 +37,7 @@ export async function loadPublicImage(data: Buffer, label: string): Promise<Publ
   }
   const assessment = assessImage(normalized, normalized.original);
   if (assessment.reason) throw new PublicSearchRefusedError(PublicSearchError.NoSignature, `${label}: ${assessment.reason}`);
-  const features = await extractFeatures({ data: toGray(normalized), width: normalized.width, height: normalized.height });
+  const features = await extractFeatures(grayImageOf(normalized));
   if (features.count < DEFAULT_MIN_INLIERS) {
     throw new PublicSearchRefusedError(
       PublicSearchError.NoSignature,
