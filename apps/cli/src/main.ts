@@ -14,7 +14,7 @@ const USAGE = `Usage: npm run cli -- <command>
   user add <account> <user> <password>      same as "account add" for an existing account
   user remove <account> <user>              remove one user
   user list <account>                       users of an account
-  reindex <account> <service> [filepath…]   recompute the fingerprints of a collection (or of the given paths)
+  reindex <account> <service> [filepath…]   recompute the fingerprints and search words of a collection (or of the given paths)
 ${BULK_USAGE}
 
   key add <account> [public private]        add a public index API key pair to an account (random keys if not given)

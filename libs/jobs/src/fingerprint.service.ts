@@ -2,15 +2,20 @@ import { extractFeatures, fingerprintHealth, serializeFeatures } from '@loupe/fi
 import { assessImage, decodeToRgb, grayImageOf, ImageFormat } from '@loupe/imaging';
 import type { BlobStore, ImageRepository } from '@loupe/storage';
 import { FingerprintPayload, FingerprintResult, NO_FEATURES_REASON } from './contracts';
+import type { SearchIndexHook } from './match/search-index.hook';
 
 /**
- * Recomputes the features of stored images from their normalised copies: run after the feature extractor changes,
- * or to repair a collection. Images that were refused as too small or plain stay unsearchable.
+ * Recomputes the features of stored images from their normalised copies: run after the feature extractor or the
+ * image checks change, or to repair a collection. On the matching services the visual words and whole-image hash follow
+ * in the same transaction, and every worker's cached index picks them up. Images still refused as too small or plain
+ * stay (or become) unsearchable.
  */
 export class FingerprintService {
   constructor(
     private readonly images: ImageRepository,
     private readonly blobs: BlobStore,
+    /** The search index a service's images are in (matching services), which must follow their new features. */
+    private readonly searchIndexOf: (service: string) => SearchIndexHook | null = () => null,
   ) {}
 
   async refingerprint(payload: FingerprintPayload): Promise<FingerprintResult> {
@@ -30,15 +35,24 @@ export class FingerprintService {
         continue;
       }
       const rgb = await decodeToRgb(data);
+      const gray = grayImageOf(rgb);
       const assessment = assessImage(rgb, { format: row.format as ImageFormat, width: row.width, height: row.height });
-      const features = assessment.reason === null ? await extractFeatures(grayImageOf(rgb)) : null;
+      const features = assessment.reason === null ? await extractFeatures(gray) : null;
       const searchable = features !== null && features.count > 0;
-      await this.images.replaceFeatures(row.id, {
-        count: features?.count ?? 0,
-        data: features ? serializeFeatures(features) : Buffer.alloc(0),
-        health: features ? fingerprintHealth(features) : 0,
-        searchable,
-        reason: assessment.reason ?? (searchable ? null : NO_FEATURES_REASON),
+      const searchIndex = this.searchIndexOf(payload.service);
+      await this.images.transaction(async (tx) => {
+        await this.images.replaceFeatures(
+          row.id,
+          {
+            count: features?.count ?? 0,
+            data: features ? serializeFeatures(features) : Buffer.alloc(0),
+            health: features ? fingerprintHealth(features) : 0,
+            searchable,
+            reason: assessment.reason ?? (searchable ? null : NO_FEATURES_REASON),
+          },
+          tx,
+        );
+        await searchIndex?.reindex(tx, row.id, searchable ? features : null, gray);
       });
       result.updated += 1;
     }

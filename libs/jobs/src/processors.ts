@@ -79,7 +79,7 @@ export function createProcessors(
   const ingest = new IngestService(deps.images, deps.blobs, hooksFor);
   const matching = new MatchService(deps.images, deps.matchIndex, deps.blobs, new MatchIndexCache(deps.matchIndex), verifyAll);
   const deletion = new DeleteService(deps.images, deps.blobs);
-  const fingerprint = new FingerprintService(deps.images, deps.blobs);
+  const fingerprint = new FingerprintService(deps.images, deps.blobs, (service) => (MATCHING_SERVICES.has(service) ? searchIndex : null));
   const color = new ColorService(colorRepository, deps.blobs);
   const wineSearch = new WineSearchService(matching, labelReader, wineLabels, deps.blobs);
   const wineExtract = new WineExtractService(labelReader, deps.blobs);

@@ -38,6 +38,24 @@ export class MatchIndexRepository {
     );
   }
 
+  /** Removes an image's words (it is no longer searchable); its row stays. */
+  async deleteWords(imagePk: number, q: Queryable): Promise<void> {
+    await q.query('DELETE FROM image_words WHERE image_pk = $1', [imagePk]);
+  }
+
+  /**
+   * Logs that an image's words changed in place (a re-fingerprint): a remove then an add, so every worker's cached index
+   * drops the old words and reads the new ones (or none, when the image is no longer searchable).
+   */
+  async logReindexed(imagePk: number, q: Queryable): Promise<void> {
+    for (const op of ['remove', 'add']) {
+      await q.query(
+        `INSERT INTO index_log (account_id, service, image_pk, op) SELECT account_id, service, id, $2 FROM images WHERE id = $1`,
+        [imagePk, op],
+      );
+    }
+  }
+
   /** The newest change of a collection; 0 when it never changed. */
   async latestSeq(ref: CollectionRef): Promise<number> {
     const { rows } = await this.db.query<{ seq: number | null }>(
