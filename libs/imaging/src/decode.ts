@@ -9,9 +9,6 @@ import type { ImageInfo, NormalizedImage, RgbImage } from './types';
 
 const WHITE = { r: 255, g: 255, b: 255 };
 
-/** Smallest side of inspectImage's throw-away decode: JPEG shrink-on-load still reads every block. */
-const INSPECT_DECODE_SIDE = 64;
-
 /** A sharp pipeline over the input: BMP goes through decode-bmp, everything else straight in, oriented. */
 function openInput(data: Buffer, info: ImageInfo): Sharp {
   if (info.format === 'bmp') {
@@ -57,14 +54,4 @@ export async function normalizeImage(data: Buffer, opts: { preferredSide: number
 export async function decodeToRgb(data: Buffer): Promise<RgbImage> {
   const info = await probeImage(data);
   return decodeRgb(data, info);
-}
-
-/**
- * Full validation: header checks plus a decode of all the data, which is what finds
- * truncated and corrupt files (headers alone look fine). Output is shrunk to keep it cheap.
- */
-export async function inspectImage(data: Buffer): Promise<ImageInfo> {
-  const info = await probeImage(data);
-  await decodeRgb(data, info, planResize(info.width, info.height, INSPECT_DECODE_SIDE));
-  return info;
 }

@@ -5,7 +5,7 @@ export type { ImageErrorCode } from './errors';
 export type { GrayImage, ImageInfo, RgbImage, NormalizedImage } from './types';
 export { MAX_INPUT_PIXELS } from './limits';
 export { MAX_ASPECT_OF_PREFERRED_SIDE } from './resize-plan';
-export { inspectImage, normalizeImage, decodeToRgb } from './decode';
+export { normalizeImage, decodeToRgb } from './decode';
 export { grayImageOf, toGray } from './gray';
 export { assessImage, MIN_IMAGE_SIDE } from './assess';
 export type { ImageAssessment } from './assess';
