@@ -22,6 +22,7 @@ export class FingerprintService {
     const ref = { accountId: payload.account_id, service: payload.service };
     const paths = payload.filepaths ?? (await this.images.listPaths(ref, 0, 0));
     const rows = await this.images.findByPaths(ref, paths);
+    const searchIndex = this.searchIndexOf(payload.service);
     const result: FingerprintResult = { updated: 0, failed: [] };
     for (const path of paths) {
       const row = rows.get(path);
@@ -39,7 +40,6 @@ export class FingerprintService {
       const assessment = assessImage(rgb, { format: row.format as ImageFormat, width: row.width, height: row.height });
       const features = assessment.reason === null ? await extractFeatures(gray) : null;
       const searchable = features !== null && features.count > 0;
-      const searchIndex = this.searchIndexOf(payload.service);
       await this.images.transaction(async (tx) => {
         await this.images.replaceFeatures(
           row.id,
@@ -52,7 +52,7 @@ export class FingerprintService {
           },
           tx,
         );
-        await searchIndex?.reindex(tx, row.id, searchable ? features : null, gray);
+        await searchIndex?.reindex(tx, row.id, features, gray);
       });
       result.updated += 1;
     }
