@@ -286,6 +286,13 @@ export const CATALOG: ServiceCatalog = {
       result: 'CountMetadataItem',
       stats: ['time_count'],
     },
+    add: {
+      summary: 'Add or replace images with their keyword metadata (as update; the call the client libraries make)',
+      methods: POST,
+      params: [...addInputs, q('metadata', 'string', 'Metadata (JSON or XML) of the image at the same position.', { indexed: true }), ...background],
+      result: 'Nothing',
+      stats: ['time_download', 'time_resize', 'time_add'],
+    },
     update: {
       summary: 'Add or replace images with their keyword metadata',
       methods: POST,
@@ -346,6 +353,10 @@ export const CATALOG: ServiceCatalog = {
       result: 'WineMatchItem',
       queryImage: 'filepath+metadata',
       stats: ['total_results', 'total_filtered_results', 'total_returned_results', 'time_resize', 'time_detect_label', 'time_extract_text', 'time_compare_text', 'time_search'],
+    },
+    compare: {
+      ...matchCompare,
+      description: `${matchCompare.description} The images are prepared as wine labels are (borders cropped, preferred side 1000 px).`,
     },
     extract_metadata: {
       summary: 'Read the labels of images: variety, vintage, color, region, country, text',

@@ -57,7 +57,9 @@ export class ColorOperations {
       extract_collection_colors: (ctx) => this.collectionColors(ctx, 'extract'),
       count_collection_colors: (ctx) => this.collectionColors(ctx, 'count_colors'),
       count_metadata: (ctx) => this.countMetadata(ctx),
-      update: (ctx) => this.update(ctx),
+      // compatibility.md "Color add": both MulticolorEngine clients fill a collection with add, never update.
+      add: (ctx) => this.update(ctx, 'time_add'),
+      update: (ctx) => this.update(ctx, 'time_update'),
       update_metadata: (ctx) => this.updateMetadata(ctx),
       get_metadata: (ctx) => this.getMetadata(ctx),
       get_search_metadata: (ctx) => this.metadataKeys(ctx, false),
@@ -203,7 +205,11 @@ export class ColorOperations {
     return { result: [{ metadata: entries }], errors: outcome.errors, status: statusFor(outcome.errors, anyFound), stats: { time_count: outcome.time_work } };
   }
 
-  async update(ctx: OperationContext): Promise<OperationOutcome> {
+  /**
+   * update (specification 4.13) and its client-side twin add: the same inputs, metadata and background options, an
+   * existing path replaced. Only the name of the writing time follows the operation (2.2: time_add vs time_update).
+   */
+  async update(ctx: OperationContext, timeName: 'time_add' | 'time_update'): Promise<OperationOutcome> {
     const p = ctx.params;
     const metadata = new Map<number, Record<string, unknown>>();
     for (const [position, text] of p.indexed('metadata')) {
@@ -214,8 +220,8 @@ export class ColorOperations {
       options: { ...readBackground(p) },
       extras: (position) => (metadata.has(position) ? { metadata: metadata.get(position) } : {}),
     });
-    const { time_add: timeUpdate, ...rest } = outcome.stats;
-    return { ...outcome, stats: { ...rest, time_update: timeUpdate ?? 0 } };
+    const { time_add: timeWrite, ...rest } = outcome.stats;
+    return { ...outcome, stats: { ...rest, [timeName]: timeWrite ?? 0 } };
   }
 
   async updateMetadata(ctx: OperationContext): Promise<OperationOutcome> {

@@ -6,7 +6,7 @@ import type { JobQueue } from '@loupe/queue';
 import { CollectionService, readGroup } from './collection.service';
 import { ImageInputs } from './image-inputs';
 import { deadlineOf, remaining } from './deadline';
-import { DEFAULT_SEARCH_LIMIT } from './matching.service';
+import { DEFAULT_SEARCH_LIMIT, MatchingService } from './matching.service';
 import type { OperationContext, OperationOutcome, OperationTable } from './operation';
 import { QueryInputs } from './query-inputs';
 import { releaseStaged } from './staging';
@@ -15,15 +15,20 @@ import { releaseStaged } from './staging';
 /**
  * The wine-label service (specification 2.5, 2.5b, 4.1, 4.7, 4.8, 4.12): add reads each label and stores its
  * metadata; search matches the label image and orders the best by label text; extract_metadata and extract_text
- * read the labels of given images. delete, list, count and ping are the collection operations every service has.
+ * read the labels of given images; compare matches two images as match compare does. delete, list, count and ping are
+ * the collection operations every service has.
  */
 export class WineOperations {
+  private readonly matching: MatchingService;
+
   constructor(
     private readonly collection: CollectionService,
     private readonly queue: JobQueue,
     private readonly images: ImageInputs,
     private readonly queries: QueryInputs,
-  ) {}
+  ) {
+    this.matching = new MatchingService(queue, queries);
+  }
 
   table(): OperationTable {
     return {
@@ -32,6 +37,9 @@ export class WineOperations {
       add: (ctx) =>
         this.collection.add(ctx, { ...INGEST_POLICIES.wine, stageStats: ['time_detect_label'] }),
       search: (ctx) => this.search(ctx),
+      // compatibility.md "Wine compare": the Python WineEngine inherits compare from the match client. The images are
+      // normalised as wine labels are (solid borders cropped, preferred side of specification 8).
+      compare: (ctx) => this.matching.compare(ctx, WINE_PREFERRED_SIDE),
       extract_metadata: (ctx) => this.extract(ctx, 'metadata'),
       extract_text: (ctx) => this.extract(ctx, 'text'),
       delete: (ctx) => this.collection.delete(ctx),
