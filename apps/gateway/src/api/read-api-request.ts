@@ -1,21 +1,17 @@
 import type { IncomingMessage } from 'node:http';
 import type { UploadedFile } from '@loupe/envelope';
+import { multipartBoundary } from '../http/content-type';
 import { BodyLimits, readRequest } from '../http/read-params';
 
 /**
  * A public API request as the signature sees it: every parameter pair exactly as received (query string, then
- * body fields), the uploaded files, and the multipart boundary from Content-Type.
+ * body fields), the uploaded files, and the multipart boundary from Content-Type as sent (quoted or not).
  */
 export interface ApiRequestData {
   method: string;
   pairs: Array<[string, string]>;
   files: UploadedFile[];
   boundary?: string;
-}
-
-export function multipartBoundary(contentType: string | undefined): string | undefined {
-  const match = /boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(contentType ?? '');
-  return match ? (match[1] ?? match[2]) : undefined;
 }
 
 /** Reads query string and body (multipart, urlencoded or none), keeping the raw pairs the signature covers. */

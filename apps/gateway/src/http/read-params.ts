@@ -1,6 +1,7 @@
 import busboy from 'busboy';
 import type { IncomingMessage } from 'node:http';
 import { ParamError, Params, PayloadTooLargeError, UploadedFile } from '@loupe/envelope';
+import { withQuotedBoundary } from './content-type';
 
 export interface BodyLimits {
   maxBodyBytes: number;
@@ -14,15 +15,64 @@ function queryPairs(url: string | undefined): Array<[string, string]> {
   return [...new URLSearchParams(url.slice(at + 1))];
 }
 
-async function readRaw(req: IncomingMessage, limit: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) throw new PayloadTooLargeError(limit);
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks);
+/**
+ * Most parameters (query string, form fields) one call may carry. No operation needs more than a few dozen; the bound
+ * keeps a body of millions of tiny fields from costing memory and the linear lookups of Params.
+ */
+export const MAX_FIELDS = 1000;
+
+/** A refusal from the body reader; `cause` text is added to one fixed sentence so clients see one kind of message. */
+function unreadable(kind: 'multipart' | 'request', detail: string): ParamError {
+  return new ParamError(`The ${kind} body could not be read: ${detail.replace(/\.$/, '')}.`);
+}
+
+/**
+ * Ends reading a body that is refused or broken: the parser (if any) is detached and the rest of the body is read and
+ * thrown away, so that the answer can be written and the connection reused; the server's request timeout bounds how
+ * long a client may keep sending. A body that cannot be drained (the client went away) is destroyed.
+ */
+function stopReading(req: IncomingMessage): void {
+  req.unpipe();
+  if (req.destroyed) return;
+  req.resume();
+}
+
+/**
+ * Watches the request itself: a client that disconnects or resets mid-body makes `req` emit `error` (ECONNRESET) or
+ * close before it completes. Either way the call cannot go on, and the reader's promise must still settle.
+ */
+function onBodyBroken(req: IncomingMessage, fail: (error: Error) => void, kind: 'multipart' | 'request'): void {
+  req.on('error', (error: Error) => fail(unreadable(kind, error.message || 'the connection failed')));
+  req.on('close', () => {
+    if (!req.complete) fail(unreadable(kind, 'the connection closed before the body was complete'));
+  });
+}
+
+function readRaw(req: IncomingMessage, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+    const fail = (error: Error) => {
+      if (settled) return;
+      settled = true;
+      chunks.length = 0;
+      stopReading(req);
+      reject(error);
+    };
+    onBodyBroken(req, fail, 'request');
+    req.on('data', (chunk: Buffer) => {
+      if (settled) return;
+      size += chunk.length;
+      if (size > limit) fail(new PayloadTooLargeError(limit));
+      else chunks.push(chunk);
+    });
+    req.on('end', () => {
+      if (settled) return;
+      settled = true;
+      resolve(Buffer.concat(chunks));
+    });
+  });
 }
 
 function declaredLength(req: IncomingMessage): number | null {
@@ -30,45 +80,80 @@ function declaredLength(req: IncomingMessage): number | null {
   return header === undefined ? null : Number(header);
 }
 
+interface MultipartContent {
+  fields: Array<[string, string]>;
+  files: UploadedFile[];
+}
+
 /**
  * Multipart bodies are streamed through busboy, chunked or not. Each file is held in memory up to the per-file limit
  * (the worker needs the whole image anyway); the whole body is bounded by the request limit.
+ *
+ * Every stream involved (the request, the parser, each file part) has its `error` handled: busboy reports a body cut
+ * off inside a file part on that part's stream too, and an unhandled stream error ends the whole process. Whatever
+ * happens, the promise settles exactly once, with the content or with a ParamError/PayloadTooLargeError.
+ *
+ * Files and fields past the limits are counted but not kept, so the refusal can say how many were sent.
  */
-function readMultipart(req: IncomingMessage, limits: BodyLimits, maxFiles: number): Promise<{ fields: Array<[string, string]>; files: UploadedFile[] }> {
+function readMultipart(req: IncomingMessage, limits: BodyLimits, maxFiles: number): Promise<MultipartContent> {
   return new Promise((resolve, reject) => {
     const fields: Array<[string, string]> = [];
     const files: UploadedFile[] = [];
     const pendingFiles: Array<Promise<void>> = [];
+    let fileCount = 0;
+    let fieldCount = 0;
     let total = 0;
     let sawAnyByte = false;
-    let failed = false;
+    let settled = false;
+    let parser: busboy.Busboy | undefined;
     const fail = (error: Error) => {
-      if (failed) return;
-      failed = true;
-      req.unpipe();
-      req.resume();
+      if (settled) return;
+      settled = true;
+      files.length = 0;
+      stopReading(req);
+      parser?.destroy();
       reject(error);
     };
-    let parser: busboy.Busboy;
+    const succeed = () => {
+      if (settled) return;
+      if (fileCount > maxFiles) return fail(new ParamError(`At most ${maxFiles} files may be sent per request; ${fileCount} were sent.`));
+      if (fieldCount > MAX_FIELDS) return fail(new ParamError(`At most ${MAX_FIELDS} parameters may be sent per request; ${fieldCount} were sent.`));
+      settled = true;
+      resolve({ fields, files });
+    };
     try {
       parser = busboy({
         headers: req.headers,
-        limits: { fileSize: limits.maxFileBytes, fieldSize: 1024 * 1024, files: maxFiles, fields: 1000 },
+        // Files and fields are counted here rather than by busboy, which silently skips the parts past its limits.
+        limits: { fileSize: limits.maxFileBytes, fieldSize: 1024 * 1024 },
         defParamCharset: 'utf8',
         // The multipart file name is the default collection path (specification 2.3), folders included.
         preservePath: true,
       });
     } catch (error) {
-      reject(new ParamError(`The multipart body could not be read: ${(error as Error).message}.`));
+      req.resume();
+      reject(unreadable('multipart', (error as Error).message));
       return;
     }
+    onBodyBroken(req, fail, 'multipart');
     req.on('data', (chunk: Buffer) => {
       sawAnyByte = true;
       total += chunk.length;
       if (total > limits.maxBodyBytes) fail(new PayloadTooLargeError(limits.maxBodyBytes));
     });
-    parser.on('field', (name, value) => fields.push([name, value]));
+    parser.on('field', (name, value) => {
+      fieldCount += 1;
+      if (fieldCount <= MAX_FIELDS) fields.push([name, value]);
+    });
     parser.on('file', (name, stream, info) => {
+      // Errors of a part (the body ended inside it) also reach the parser, which fails the call; this listener only
+      // keeps the part's own `error` event from being unhandled.
+      stream.on('error', () => undefined);
+      fileCount += 1;
+      if (fileCount > maxFiles || settled) {
+        stream.resume();
+        return;
+      }
       const parts: Buffer[] = [];
       const entry: UploadedFile = { field: name, filename: info.filename ?? '', data: Buffer.alloc(0), contentType: info.mimeType };
       files.push(entry);
@@ -85,13 +170,11 @@ function readMultipart(req: IncomingMessage, limits: BodyLimits, maxFiles: numbe
     });
     parser.on('error', (error: Error) => {
       // An empty chunked body is as valid as Content-Length 0: "no parameters" (compatibility.md).
-      if (!sawAnyByte) resolve({ fields, files });
-      else fail(new ParamError(`The multipart body could not be read: ${error.message}.`));
+      if (!sawAnyByte) succeed();
+      else fail(unreadable('multipart', error.message));
     });
     parser.on('close', () => {
-      void Promise.all(pendingFiles).then(() => {
-        if (!failed) resolve({ fields, files });
-      });
+      void Promise.all(pendingFiles).then(succeed);
     });
     req.pipe(parser);
   });
