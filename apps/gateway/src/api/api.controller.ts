@@ -2,8 +2,12 @@ import { All, Controller, Get, Inject, Param, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { ApiDispatcher } from './api.dispatcher';
 
-/** The public index API at `/api/rest/<operation>/` (any method, trailing slash optional) and its overlay links. */
-@Controller('api/rest')
+/**
+ * The public index API (any method, trailing slash optional) and its overlay links, at `/rest/<operation>/` where the
+ * specification (4.14) puts it and clients that know only a host name build it, and at `/api/rest/<operation>/`,
+ * our own prefix. Both answer the same; a signature covers whichever URL the client used.
+ */
+@Controller(['rest', 'api/rest'])
 export class ApiController {
   constructor(@Inject(ApiDispatcher) private readonly dispatcher: ApiDispatcher) {}
 
