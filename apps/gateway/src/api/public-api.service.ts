@@ -62,12 +62,33 @@ export class PublicApiService {
     return this.index.imageCount();
   }
 
+  /**
+   * Specification 2.9's flat fields (the block searches draw from now, or the latest one), and for newer clients
+   * (compatibility.md "remaining_searches, newer clients") every block not yet expired as `bundles[]`, in start
+   * order, with `total_remaining_searches` their sum: searches bought for later count as remaining.
+   */
   async remainingSearches(call: ApiCall): Promise<{ results: unknown; messages: string[] }> {
-    const { active, latest } = await this.api.currentBlock(call.key.account_id);
+    const now = new Date();
+    const [{ active, latest }, blocks] = await Promise.all([this.api.currentBlock(call.key.account_id, now), this.api.listBlocks(call.key.account_id)]);
+    const bundles = blocks
+      .filter((b) => b.expire_date.getTime() > now.getTime())
+      .map((b) => ({ remaining_searches: b.remaining, start_date: utcText(b.start_date), expire_date: utcText(b.expire_date) }));
+    const total = bundles.reduce((sum, b) => sum + b.remaining_searches, 0);
     const block = active ?? latest;
-    if (!block) return { results: { remaining_searches: 0, start_date: null, expire_date: null }, messages: ['This account has no search block.'] };
+    if (!block) {
+      return {
+        results: { remaining_searches: 0, start_date: null, expire_date: null, bundles, total_remaining_searches: total },
+        messages: ['This account has no search block.'],
+      };
+    }
     return {
-      results: { remaining_searches: active ? active.remaining : 0, start_date: utcText(block.start_date), expire_date: utcText(block.expire_date) },
+      results: {
+        remaining_searches: active ? active.remaining : 0,
+        start_date: utcText(block.start_date),
+        expire_date: utcText(block.expire_date),
+        bundles,
+        total_remaining_searches: total,
+      },
       messages: [],
     };
   }
