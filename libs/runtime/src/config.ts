@@ -23,14 +23,26 @@ export interface AppConfig {
   apiKeys?: string;
   /** Public index API: searches per minute per API key. */
   apiRateLimitPerMinute: number;
-  /** Trust X-Forwarded-Proto/Host/Prefix from a reverse proxy when rebuilding the URL a client signed. */
+  /**
+   * Trust X-Forwarded-Proto/Host/Prefix from a reverse proxy when rebuilding the URL a client signed, and the proxy's
+   * X-Forwarded-For entry as the client address that failed sign-ins are counted against.
+   */
   trustProxy: boolean;
+  /** Public index API: accept the private key in an `x-api-key` header over plain HTTP too (otherwise HTTPS only). */
+  apiKeyHeaderOverHttp: boolean;
   /** Public index shard sets owned by separate workers, e.g. `0-7,8-15`; unset = every process holds all shards. */
   publicShardSets?: string;
   /** Rendered overlays (collection and public API) are deleted this many hours after they were made. */
   overlayTtlHours: number;
   /** How often processes running workers sweep expired overlays, nonces and rate buckets; 0 = never. */
   sweepIntervalMinutes: number;
+  /** Port of the gateway's own /metrics and /health/live server, apart from the public PORT (workers read it too). */
+  metricsPort: number;
+  /**
+   * Failed sign-ins (Basic auth) and API key checks allowed per client address, and per user or key from addresses
+   * that have failed, in a window of `windowSeconds` from the first failure; 0 = no limit.
+   */
+  authThrottle: { perAddress: number; perSubject: number; windowSeconds: number };
 }
 
 function intFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -38,6 +50,12 @@ function intFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): num
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
   if (!Number.isInteger(value) || value < 0) throw new Error(`${name}: "${raw}" is not a non-negative integer.`);
+  return value;
+}
+
+function positiveIntFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const value = intFromEnv(env, name, fallback);
+  if (value === 0) throw new Error(`${name}: must be at least 1.`);
   return value;
 }
 
@@ -83,8 +101,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     // Specification 8: 30 searches per minute by default.
     apiRateLimitPerMinute: intFromEnv(env, 'API_RATE_LIMIT_PER_MINUTE', 30),
     trustProxy: boolFromEnv(env, 'TRUST_PROXY', false),
+    apiKeyHeaderOverHttp: boolFromEnv(env, 'API_KEY_HEADER_OVER_HTTP', false),
     publicShardSets: env.PUBLIC_SHARD_SETS || undefined,
     overlayTtlHours: intFromEnv(env, 'OVERLAY_TTL_HOURS', 24),
     sweepIntervalMinutes: intFromEnv(env, 'SWEEP_INTERVAL_MINUTES', 60),
+    metricsPort: intFromEnv(env, 'METRICS_PORT', 9464),
+    authThrottle: {
+      perAddress: intFromEnv(env, 'AUTH_FAILURES_PER_ADDRESS', 20),
+      perSubject: intFromEnv(env, 'AUTH_FAILURES_PER_USER', 10),
+      windowSeconds: positiveIntFromEnv(env, 'AUTH_FAILURE_WINDOW_SECONDS', 900),
+    },
   };
 }

@@ -6,6 +6,7 @@ import type { BodyLimits } from '../http/read-params';
 import type { HttpAnswer } from '../http/collection-dispatcher';
 import { ApiAuthService } from './api-auth.service';
 import { apiEnvelope, ApiError, renderApiEnvelope } from './api-envelope';
+import { KeyHeaderAuth } from './key-header-auth';
 import { ApiCall, PublicApiService } from './public-api.service';
 import { readApiRequest } from './read-api-request';
 
@@ -19,7 +20,8 @@ const REFUSAL_NAMES: Readonly<Record<string, string>> = {
 
 /**
  * One public index API call, from HTTP request to the envelope of specification 2.9: read the request, check the
- * signature, run the operation, and answer every failure with its code and the two messages (name, description).
+ * signature (or the `x-api-key` header of key-header clients), run the operation, and answer every failure with its
+ * code and the two messages (name, description).
  */
 export class ApiDispatcher {
   private readonly operations: Readonly<Record<string, ApiOperation>>;
@@ -29,6 +31,7 @@ export class ApiDispatcher {
     readonly service: PublicApiService,
     private readonly limits: BodyLimits,
     private readonly log: (message: string, error?: unknown) => void = () => undefined,
+    private readonly keyHeader?: KeyHeaderAuth,
   ) {
     this.operations = {
       search: (call) => service.search(call),
@@ -51,7 +54,8 @@ export class ApiDispatcher {
       const data = await readApiRequest(req, this.limits);
       const params = new Params(data.pairs, data.files);
       pretty = params.bool('pretty', pretty);
-      const key = await this.auth.authenticate(req, data);
+      const headerKey = this.keyHeader?.requested(req, data);
+      const key = headerKey !== undefined ? await this.keyHeader!.authenticate(req, headerKey) : await this.auth.authenticate(req, data);
       const outcome = await run({ key, params });
       return answer(200, outcome.messages, outcome.results);
     } catch (error) {

@@ -6,6 +6,7 @@ import type { PublicApiRepository } from '@loupe/storage';
 import { Redis } from 'ioredis';
 import { ApiAuthService } from './api-auth.service';
 import { ApiDispatcher } from './api.dispatcher';
+import { KeyHeaderAuth } from './key-header-auth';
 import { PublicApiService } from './public-api.service';
 
 /** How often the Postgres nonce table is swept of expired rows (at most; by the next claim after this much time). */
@@ -71,6 +72,7 @@ export async function createPublicApi(
     service,
     { maxBodyBytes: config.maxBodyBytes, maxFileBytes: config.maxFileBytes },
     log,
+    new KeyHeaderAuth(infra.publicApi, { trustProxy: config.trustProxy, overHttp: config.apiKeyHeaderOverHttp }),
   );
   // Processes running workers sweep expired overlays, nonces and rate buckets: here in embedded mode or with
   // RUN_WORKERS, otherwise the worker processes do (apps/worker).

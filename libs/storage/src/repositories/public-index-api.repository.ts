@@ -43,6 +43,16 @@ export class PublicApiRepository {
     return rows[0] ?? null;
   }
 
+  /** The key whose private key this is: key-header authentication (`x-api-key`) sends the private key alone. */
+  async findKeyByPrivateKey(privateKey: string): Promise<ApiKeyRow | null> {
+    const { rows } = await this.db.query<ApiKeyRow>(
+      `SELECT k.public_key, k.private_key, k.account_id, a.name AS account
+         FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.private_key = $1 ORDER BY k.created_at LIMIT 1`,
+      [privateKey],
+    );
+    return rows[0] ?? null;
+  }
+
   /** Creates the key or moves it to the given account and private key. */
   async upsertKey(accountId: number, publicKey: string, privateKey: string): Promise<void> {
     await this.db.query(
