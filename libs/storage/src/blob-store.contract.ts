@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { BlobStore } from './blob-store';
+import type { BlobInfo, BlobStore } from './blob-store';
 import { InvalidBlobKeyError } from './blob-key';
 
 /** The behaviour both stores promise, run by each store's own test file against a real backend. */
@@ -46,6 +46,21 @@ export function blobStoreContract(open: () => Promise<BlobStore>, close: () => P
     expect(await store.deletePrefix('col/9/')).toBe(0);
   });
 
+  it('lists the keys under a string prefix with their sizes and modification times', async () => {
+    const before = Date.now();
+    for (const key of ['list/7/x.png', 'list/7/sub/y.png', 'list/70/z.png', 'list/8/w.png']) await store.put(key, Buffer.from(key));
+    const listed = await collect(store.list('list/7'));
+    expect(listed.map((b) => b.key).sort()).toEqual(['list/7/sub/y.png', 'list/7/x.png', 'list/70/z.png']);
+    expect((await collect(store.list('list/7/'))).map((b) => b.key).sort()).toEqual(['list/7/sub/y.png', 'list/7/x.png']);
+    const x = listed.find((b) => b.key === 'list/7/x.png')!;
+    expect(x.size).toBe('list/7/x.png'.length);
+    expect(x.modifiedAt).toBeInstanceOf(Date);
+    // Stores keep seconds (S3) or better; a few seconds of slack covers that and a server clock slightly apart.
+    expect(Math.abs(x.modifiedAt.getTime() - before)).toBeLessThan(5_000);
+    expect(await collect(store.list('list/9/'))).toEqual([]);
+    await expect(collect(store.list(''))).rejects.toBeInstanceOf(InvalidBlobKeyError);
+  });
+
   it('rejects keys that could escape the store or are not plain relative paths', async () => {
     for (const key of ['../etc/passwd', 'a/../../b', '/abs/path', 'a//b', './a', 'a\\b', '']) {
       await expect(store.put(key, Buffer.from('x')), key).rejects.toBeInstanceOf(InvalidBlobKeyError);
@@ -57,4 +72,10 @@ export function blobStoreContract(open: () => Promise<BlobStore>, close: () => P
   it('answers a ping while reachable', async () => {
     await expect(store.ping()).resolves.toBeUndefined();
   });
+}
+
+async function collect(listing: AsyncIterable<BlobInfo>): Promise<BlobInfo[]> {
+  const blobs: BlobInfo[] = [];
+  for await (const blob of listing) blobs.push(blob);
+  return blobs;
 }

@@ -8,8 +8,20 @@ export interface BlobStore {
   delete(key: string): Promise<void>;
   /** Deletes every key starting with `prefix` (a string prefix, as in S3) and returns how many were deleted. */
   deletePrefix(prefix: string): Promise<number>;
+  /**
+   * Every blob whose key starts with `prefix` (a string prefix, as in S3), in no particular order. Blobs written or
+   * deleted while the listing runs may or may not appear; each one listed existed when it was seen.
+   */
+  list(prefix: string): AsyncIterable<BlobInfo>;
   /** Throws when the store is unreachable or unusable; for health checks. */
   ping(): Promise<void>;
+}
+
+export interface BlobInfo {
+  key: string;
+  size: number;
+  /** When the blob was last written (the store's clock: the file's mtime, or S3's LastModified). */
+  modifiedAt: Date;
 }
 
 export interface BlobStoreOptions {

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { access, mkdir, readFile, readdir, rename, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { BlobStore } from './blob-store';
+import type { BlobInfo, BlobStore } from './blob-store';
 import { assertValidKey, assertValidPrefix } from './blob-key';
 
 /** Errors meaning "no blob under this key" (a missing file, or a path that runs through or onto a folder). */
@@ -57,9 +57,11 @@ export async function openFolderBlobStore(dataDir: string): Promise<BlobStore> {
     },
     async deletePrefix(prefix) {
       assertValidPrefix(prefix);
-      const slash = prefix.lastIndexOf('/');
-      const base = slash < 0 ? '' : prefix.slice(0, slash);
-      return deleteMatching(root, base, prefix);
+      return deleteMatching(root, folderOf(prefix), prefix);
+    },
+    async *list(prefix) {
+      assertValidPrefix(prefix);
+      yield* listMatching(root, folderOf(prefix), prefix);
     },
     async ping() {
       await access(root, constants.R_OK | constants.W_OK);
@@ -80,6 +82,38 @@ async function moveIntoPlace(tmp: string, target: string): Promise<void> {
       return;
     } catch (error) {
       if (attempt > 0 || (error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+  }
+}
+
+/** The deepest folder every key starting with `prefix` lies below ('' for the root). */
+function folderOf(prefix: string): string {
+  const slash = prefix.lastIndexOf('/');
+  return slash < 0 ? '' : prefix.slice(0, slash);
+}
+
+/** Walks the folders below `dirKey` that can hold keys starting with `prefix`, one folder read at a time. */
+async function* listMatching(root: string, dirKey: string, prefix: string): AsyncGenerator<BlobInfo> {
+  const dirPath = dirKey === '' ? root : join(root, ...dirKey.split('/'));
+  let entries;
+  try {
+    entries = await readdir(dirPath, { withFileTypes: true });
+  } catch (error) {
+    if (isAbsent(error)) return;
+    throw error;
+  }
+  for (const entry of entries) {
+    const key = dirKey === '' ? entry.name : `${dirKey}/${entry.name}`;
+    if (entry.isDirectory()) {
+      if (`${key}/`.startsWith(prefix) || prefix.startsWith(`${key}/`)) yield* listMatching(root, key, prefix);
+    } else if (key.startsWith(prefix)) {
+      try {
+        const info = await stat(join(dirPath, entry.name));
+        yield { key, size: info.size, modifiedAt: info.mtime };
+      } catch (error) {
+        // Deleted since the folder was read: it is simply not there any more.
+        if (!isAbsent(error)) throw error;
+      }
     }
   }
 }

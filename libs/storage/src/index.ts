@@ -3,7 +3,7 @@ export { openDatabase } from './open-database';
 export { FolderLockedError } from './folder-lock';
 export { RollbackFailedError } from './transaction';
 export { migrate, MigrationError, type Migration } from './migrate';
-export type { BlobStore, BlobStoreOptions } from './blob-store';
+export type { BlobInfo, BlobStore, BlobStoreOptions } from './blob-store';
 export { openBlobStore } from './open-blob-store';
 export { InvalidBlobKeyError } from './blob-key';
 export * from './migrations';

@@ -75,6 +75,13 @@ export async function openS3BlobStore(opts: BlobStoreOptions & { endpoint: strin
       if (batch.length > 0) await flush();
       return deleted;
     },
+    async *list(prefix) {
+      assertValidPrefix(prefix);
+      // V1 listing, for the reason given in deletePrefix.
+      for await (const item of client.listObjects(bucket, prefix, true)) {
+        if (item.name) yield { key: item.name, size: item.size, modifiedAt: item.lastModified };
+      }
+    },
     async ping() {
       if (!(await client.bucketExists(bucket))) throw new Error(`bucket ${bucket} does not exist`);
     },
