@@ -5,3 +5,5 @@ export * from './nonce-store';
 export * from './rate-limit';
 export * from './api-keys';
 export * from './api-key-seed';
+export * from './client-address';
+export * from './login-throttle';

@@ -22,10 +22,18 @@ export async function hashPassword(password: string): Promise<string> {
   return ['scrypt', COST, BLOCK_SIZE, PARALLELISM, salt.toString('base64'), hash.toString('base64')].join('$');
 }
 
-export async function verifyPassword(password: string, stored: string): Promise<boolean> {
-  const parts = stored.split('$');
-  if (parts.length !== 6 || parts[0] !== 'scrypt') return false;
-  const [, n, r, p, saltText, hashText] = parts;
+/**
+ * Stands in for the stored hash of a user who does not exist (or whose stored hash is unreadable): the check still runs
+ * scrypt with the current parameters, so a refusal costs the same whether the user exists or not and response times do
+ * not tell which users exist. Its salt and hash are random bytes of this process, so no password matches it.
+ */
+const NO_USER_HASH = ['scrypt', COST, BLOCK_SIZE, PARALLELISM, randomBytes(SALT_LENGTH).toString('base64'), randomBytes(KEY_LENGTH).toString('base64')].join('$');
+
+/** True when `password` matches `stored`; with no stored hash, the same scrypt work is done and the answer is false. */
+export async function verifyPassword(password: string, stored: string | null | undefined): Promise<boolean> {
+  const parts = stored?.split('$') ?? [];
+  const readable = parts.length === 6 && parts[0] === 'scrypt';
+  const [, n, r, p, saltText, hashText] = readable ? parts : NO_USER_HASH.split('$');
   const expected = Buffer.from(hashText, 'base64');
   const actual = await scrypt(password, Buffer.from(saltText, 'base64'), expected.length, {
     N: Number(n),
@@ -33,5 +41,5 @@ export async function verifyPassword(password: string, stored: string): Promise<
     p: Number(p),
     maxmem: MAX_MEMORY,
   });
-  return actual.length === expected.length && timingSafeEqual(actual, expected);
+  return readable && actual.length === expected.length && timingSafeEqual(actual, expected);
 }
