@@ -1,4 +1,4 @@
-import { createWorkerServices, ExpirySweeper, PUBLIC_CANDIDATES_KIND, publicCandidateKinds } from '@loupe/jobs';
+import { createWorkerServices, ExpirySweeper, PUBLIC_CANDIDATES_KIND, publicCandidateKinds, StagingSweeper } from '@loupe/jobs';
 import { createBullQueue, JobQueue, startBullWorkers } from '@loupe/queue';
 import { createLogger, instrumentProcessors, loadConfig, Metrics, openInfrastructure } from '@loupe/runtime';
 import { createServer } from 'node:http';
@@ -49,9 +49,10 @@ async function main(): Promise<void> {
     concurrency,
     stalledIntervalMs: process.env.WORKER_STALLED_INTERVAL_MS ? Number(process.env.WORKER_STALLED_INTERVAL_MS) : undefined,
   });
-  const sweeper = new ExpirySweeper(infra.publicApi, infra.blobs, { overlayTtlHours: config.overlayTtlHours }).start(config.sweepIntervalMinutes, (message, error) =>
-    error ? log.warn({ err: error instanceof Error ? error.message : String(error) }, message) : log.info(message),
-  );
+  const logSweep = (message: string, error?: unknown) =>
+    error ? log.warn({ err: error instanceof Error ? error.message : String(error) }, message) : log.info(message);
+  const sweeper = new ExpirySweeper(infra.publicApi, infra.blobs, { overlayTtlHours: config.overlayTtlHours }).start(config.sweepIntervalMinutes, logSweep);
+  const stagingSweeper = new StagingSweeper(infra.blobs, { maxAgeHours: config.stagingMaxAgeHours }).start(config.sweepIntervalMinutes, logSweep);
   const metricsPort = Number(process.env.METRICS_PORT ?? 9464);
   const server = createServer(async (req, res) => {
     if (req.url === '/metrics') {
@@ -68,6 +69,7 @@ async function main(): Promise<void> {
     console.log(`${signal}: finishing current jobs and stopping`);
     server.close();
     await sweeper.stop();
+    await stagingSweeper.stop();
     await workers.close();
     await fanOut?.close();
     await services.close();

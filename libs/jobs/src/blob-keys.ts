@@ -9,6 +9,12 @@ export function collectionBlobPrefix(account: string, service: string, filepath:
   return `collections/${account}/${service}/${pathHash}/${randomUUID()}`;
 }
 
+/**
+ * Uploads and downloads wait here between the gateway and their job, which deletes them when it ends (or the gateway
+ * does when the call fails). A process killed in between leaves them behind: StagingSweeper removes those by age.
+ */
+export const STAGING_PREFIX = 'staging/';
+
 export function stagingKey(): string {
-  return `staging/${randomUUID()}`;
+  return `${STAGING_PREFIX}${randomUUID()}`;
 }

@@ -13,3 +13,5 @@ export { COLOR_SCOPE_DEFAULT_MIN_SCORE } from './color.service';
 export * from './wine';
 export * from './public-index';
 export * from './ingest-policy';
+export { MIN_STAGING_AGE_HOURS, StagingSweeper } from './staging-sweeper';
+export type { StagingSweepReport } from './staging-sweeper';

@@ -2,6 +2,12 @@
  * What the gateway hands to a queue and what a worker's processor receives. Payloads and results are plain JSON:
  * the same contract has to survive a trip through Redis, so image bytes travel as blob keys.
  */
+/**
+ * The longest budget a call may give (`timeout`, 24 h). It bounds how long a job waits before it starts, so it also
+ * bounds how long the job's staged inputs must be kept (StagingSweeper).
+ */
+export const MAX_CALL_TIMEOUT_MS = 86_400_000;
+
 export interface JobRequest<P = unknown> {
   kind: string;
   /** Admission group; the lead uses `${account}:${service}`. */

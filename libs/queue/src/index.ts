@@ -1,5 +1,6 @@
 export { createBullQueue } from './bull/bull-queue';
 export { startBullWorkers } from './bull/bull-workers';
+export { MAX_CALL_TIMEOUT_MS } from './contracts';
 export type { JobContext, JobQueue, JobRequest, Processor, ProcessorMap, QueueCounts, WorkerHandle } from './contracts';
 export { JobFailedError, JobTimeoutError, QueueErrorCode } from './errors';
 export type { TimeoutPhase } from './errors';

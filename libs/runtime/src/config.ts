@@ -36,6 +36,10 @@ export interface AppConfig {
   overlayTtlHours: number;
   /** How often processes running workers sweep expired overlays, nonces and rate buckets; 0 = never. */
   sweepIntervalMinutes: number;
+  /** Staged uploads older than this are deleted by the sweep (never under 25 h: the longest a job may wait, plus 1 h). */
+  stagingMaxAgeHours: number;
+  /** A job no worker has taken this long after it was queued (or after its worker died) is removed and fails. */
+  queuePickupTimeoutMs: number;
   /** Port of the gateway's own /metrics and /health/live server, apart from the public PORT (workers read it too). */
   metricsPort: number;
   /**
@@ -105,6 +109,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     publicShardSets: env.PUBLIC_SHARD_SETS || undefined,
     overlayTtlHours: intFromEnv(env, 'OVERLAY_TTL_HOURS', 24),
     sweepIntervalMinutes: intFromEnv(env, 'SWEEP_INTERVAL_MINUTES', 60),
+    stagingMaxAgeHours: intFromEnv(env, 'STAGING_MAX_AGE_HOURS', 25),
+    queuePickupTimeoutMs: intFromEnv(env, 'QUEUE_PICKUP_TIMEOUT_MS', 30_000),
     metricsPort: intFromEnv(env, 'METRICS_PORT', 9464),
     authThrottle: {
       perAddress: intFromEnv(env, 'AUTH_FAILURES_PER_ADDRESS', 20),

@@ -1,5 +1,5 @@
 import { NonceStore, parseApiKeysSpec, RateLimiter, RedisNonceStore, RedisRateLimiter, seedApiKey } from '@loupe/auth';
-import { ExpirySweeper } from '@loupe/jobs';
+import { ExpirySweeper, StagingSweeper } from '@loupe/jobs';
 import type { JobQueue } from '@loupe/queue';
 import type { AppConfig, Infrastructure } from '@loupe/runtime';
 import type { PublicApiRepository } from '@loupe/storage';
@@ -76,16 +76,20 @@ export async function createPublicApi(
   );
   // Processes running workers sweep expired overlays, nonces and rate buckets: here in embedded mode or with
   // RUN_WORKERS, otherwise the worker processes do (apps/worker).
+  // The gateway's log callback reports errors; a sweep's tally is routine.
+  const logSweep = (message: string, error?: unknown) => (error ? log(message, error) : console.log(message));
   const sweeper = config.runWorkers
-    ? new ExpirySweeper(infra.publicApi, infra.blobs, { overlayTtlHours: config.overlayTtlHours }).start(config.sweepIntervalMinutes, (message, error) =>
-        // The gateway's log callback reports errors; a sweep's tally is routine.
-        error ? log(message, error) : console.log(message),
-      )
+    ? new ExpirySweeper(infra.publicApi, infra.blobs, { overlayTtlHours: config.overlayTtlHours }).start(config.sweepIntervalMinutes, logSweep)
+    : null;
+  // Staged uploads left by killed processes, swept by the same processes (apps/worker with Redis and no RUN_WORKERS).
+  const stagingSweeper = config.runWorkers
+    ? new StagingSweeper(infra.blobs, { maxAgeHours: config.stagingMaxAgeHours }).start(config.sweepIntervalMinutes, logSweep)
     : null;
   return {
     dispatcher,
     close: async () => {
       await sweeper?.stop();
+      await stagingSweeper?.stop();
       await redis?.quit().catch(() => undefined);
     },
   };
