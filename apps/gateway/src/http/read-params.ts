@@ -21,7 +21,7 @@ function queryPairs(url: string | undefined): Array<[string, string]> {
  */
 export const MAX_FIELDS = 1000;
 
-/** A refusal from the body reader; `cause` text is added to one fixed sentence so clients see one kind of message. */
+/** A body that cannot be read: one sentence for every cause, ending with the parser's or the socket's own words. */
 function unreadable(kind: 'multipart' | 'request', detail: string): ParamError {
   return new ParamError(`The ${kind} body could not be read: ${detail.replace(/\.$/, '')}.`);
 }
@@ -42,6 +42,8 @@ function stopReading(req: IncomingMessage): void {
  * close before it completes. Either way the call cannot go on, and the reader's promise must still settle.
  */
 function onBodyBroken(req: IncomingMessage, fail: (error: Error) => void, kind: 'multipart' | 'request'): void {
+  // Authentication runs before the body is read: a client may have gone already, and `close` will not come again.
+  if (req.destroyed && !req.complete) fail(unreadable(kind, 'the connection closed before the body was complete'));
   req.on('error', (error: Error) => fail(unreadable(kind, error.message || 'the connection failed')));
   req.on('close', () => {
     if (!req.complete) fail(unreadable(kind, 'the connection closed before the body was complete'));
@@ -81,7 +83,9 @@ function declaredLength(req: IncomingMessage): number | null {
 }
 
 interface MultipartContent {
+  /** The first MAX_FIELDS fields; `fieldCount` says how many were sent. */
   fields: Array<[string, string]>;
+  fieldCount: number;
   files: UploadedFile[];
 }
 
@@ -111,19 +115,21 @@ function readMultipart(req: IncomingMessage, limits: BodyLimits, maxFiles: numbe
       settled = true;
       files.length = 0;
       stopReading(req);
-      parser?.destroy();
+      // Destroyed on the next tick, not now: `fail` may run inside busboy's own write or inside a `data` event whose
+      // remaining listener (the pipe) still writes this chunk to the parser.
+      process.nextTick(() => parser?.destroy());
       reject(error);
     };
     const succeed = () => {
       if (settled) return;
       if (fileCount > maxFiles) return fail(new ParamError(`At most ${maxFiles} files may be sent per request; ${fileCount} were sent.`));
-      if (fieldCount > MAX_FIELDS) return fail(new ParamError(`At most ${MAX_FIELDS} parameters may be sent per request; ${fieldCount} were sent.`));
       settled = true;
-      resolve({ fields, files });
+      resolve({ fields, fieldCount, files });
     };
     try {
       parser = busboy({
-        headers: req.headers,
+        // Mail-style unquoted boundaries (`boundary====…==`) are quoted first: busboy refuses them (content-type.ts).
+        headers: { ...req.headers, 'content-type': withQuotedBoundary(req.headers['content-type']) },
         // Files and fields are counted here rather than by busboy, which silently skips the parts past its limits.
         limits: { fileSize: limits.maxFileBytes, fieldSize: 1024 * 1024 },
         defParamCharset: 'utf8',
@@ -193,6 +199,24 @@ export interface ReadOptions {
   maxFiles?: number;
 }
 
+/** Pairs in an urlencoded text, counted without parsing it (URLSearchParams would build every pair first). */
+function pairCount(text: string): number {
+  let count = 0;
+  let from = 0;
+  while (from <= text.length) {
+    const end = text.indexOf('&', from);
+    const stop = end < 0 ? text.length : end;
+    // URLSearchParams skips empty segments (`a=1&&b=2`), so they are not parameters.
+    if (stop > from) count += 1;
+    from = stop + 1;
+  }
+  return count;
+}
+
+function checkFieldCount(count: number): void {
+  if (count > MAX_FIELDS) throw new ParamError(`At most ${MAX_FIELDS} parameters may be sent per request; ${count} were sent.`);
+}
+
 /** Reads the query string and the body (multipart, chunked or not; urlencoded; or none), bounded by the limits. */
 export async function readRequest(req: IncomingMessage, limits: BodyLimits, options: ReadOptions = {}): Promise<RequestContent> {
   const fromQuery = queryPairs(req.url);
@@ -201,16 +225,21 @@ export async function readRequest(req: IncomingMessage, limits: BodyLimits, opti
   const contentType = (req.headers['content-type'] ?? '').toLowerCase();
   if (length === 0 || options.bodylessMethods?.includes((req.method ?? 'GET').toUpperCase())) {
     req.resume();
+    checkFieldCount(fromQuery.length);
     return { pairs: fromQuery, files: [] };
   }
   if (contentType.startsWith('multipart/form-data')) {
     const body = await readMultipart(req, limits, options.maxFiles ?? 100);
+    checkFieldCount(fromQuery.length + body.fieldCount);
     return { pairs: [...fromQuery, ...body.fields], files: body.files };
   }
   const raw = await readRaw(req, limits.maxBodyBytes);
   if (raw.length > 0 && (contentType.startsWith('application/x-www-form-urlencoded') || contentType === '')) {
-    return { pairs: [...fromQuery, ...new URLSearchParams(raw.toString('utf8'))], files: [] };
+    const text = raw.toString('utf8');
+    checkFieldCount(fromQuery.length + pairCount(text));
+    return { pairs: [...fromQuery, ...new URLSearchParams(text)], files: [] };
   }
+  checkFieldCount(fromQuery.length);
   return { pairs: fromQuery, files: [] };
 }
 
