@@ -13,8 +13,10 @@ let loading: Promise<{ cv: Cv }> | undefined;
 export function loadOpenCv(): Promise<{ cv: Cv }> {
   if (!loading) {
     loading = new Promise((resolve) => {
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
-      const mod: Cv = require('@techstark/opencv-js');
+      const mod: Cv = withoutProcessListeners(() => {
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        return require('@techstark/opencv-js');
+      });
       if (mod.Mat) {
         resolve({ cv: mod });
         return;
@@ -23,6 +25,26 @@ export function loadOpenCv(): Promise<{ cv: Cv }> {
     });
   }
   return loading;
+}
+
+/**
+ * Runs `load` and removes every process listener it added. The Emscripten build of OpenCV installs an
+ * `uncaughtException` listener that rethrows (Node then prints the line it was thrown from: the module's whole ~10 MB
+ * source, into the log) and an `unhandledRejection` listener that aborts the wasm runtime. Neither belongs to a
+ * library: the process keeps Node's own handling, and a crash prints a normal stack.
+ */
+export function withoutProcessListeners<T>(load: () => T): T {
+  const before = new Map(process.eventNames().map((name) => [name, new Set(process.listeners(name as never))]));
+  try {
+    return load();
+  } finally {
+    for (const name of process.eventNames()) {
+      const kept = before.get(name);
+      for (const listener of process.listeners(name as never)) {
+        if (!kept?.has(listener)) process.removeListener(name as never, listener);
+      }
+    }
+  }
 }
 
 /** Anything with a wasm-side allocation to release. */

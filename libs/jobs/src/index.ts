@@ -5,7 +5,8 @@ export type { IngestHook, IngestHookInput, IngestHooks } from './ingest.service'
 export * from './processors';
 export * from './stopwatch';
 export { overlayKey } from './match/overlay-store';
-export { globToRegExp, pathPredicate } from './match/path-filter';
+export { compileGlob, Glob, GlobError, MAX_GLOB_LENGTH, pathPredicate } from './match/path-filter';
+export type { PathFilters } from './match/path-filter';
 export * from './color-contracts';
 export * from './color-metadata';
 export { COLOR_PREFERRED_SIDE } from './color-palettes';

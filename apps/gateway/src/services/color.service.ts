@@ -15,6 +15,7 @@ import { ImageInputs } from './image-inputs';
 import type { OperationContext, OperationOutcome, OperationTable } from './operation';
 import { releaseStaged } from './staging';
 import { deadlineOf, remaining } from './deadline';
+import { readPathFilters } from './path-filters';
 
 /** Specification 4.2: results per search unless `limit` says otherwise. */
 export const DEFAULT_SEARCH_LIMIT = 10;
@@ -89,8 +90,7 @@ export class ColorOperations {
       min_score: p.number('min_score', { default: 0, min: 0, max: 100 })!,
       offset: p.int('offset', { default: 0, min: 0 })!,
       limit: p.int('limit', { default: DEFAULT_SEARCH_LIMIT, min: 0 })!,
-      name_filter: p.string('name_filter'),
-      path_filter: p.string('path_filter'),
+      ...readPathFilters(p),
       sort_metadata: p.bool('sort_metadata'),
     };
     const deadline = deadlineOf(ctx);

@@ -6,6 +6,7 @@ import type { OperationContext, OperationOutcome } from './operation';
 import { QueryInputs, StagedQuery } from './query-inputs';
 import { releaseStaged } from './staging';
 import { deadlineOf, remaining } from './deadline';
+import { readPathFilters } from './path-filters';
 
 /** Search results per page unless `limit` says otherwise (specification 4.1). */
 export const DEFAULT_SEARCH_LIMIT = 10;
@@ -35,8 +36,7 @@ export class MatchingService {
       ...matchOptions(params),
       offset: params.int('offset', { default: 0, min: 0 })!,
       limit: params.int('limit', { default: DEFAULT_SEARCH_LIMIT, min: 0 })!,
-      name_filter: params.string('name_filter'),
-      path_filter: params.string('path_filter'),
+      ...readPathFilters(params),
     };
     const deadline = deadlineOf(ctx);
     const staged = await this.inputs.stage(params, '', deadline);

@@ -6,6 +6,7 @@ import type { JobQueue } from '@loupe/queue';
 import { CollectionService, readGroup } from './collection.service';
 import { ImageInputs } from './image-inputs';
 import { deadlineOf, remaining } from './deadline';
+import { readPathFilters } from './path-filters';
 import { DEFAULT_SEARCH_LIMIT, MatchingService } from './matching.service';
 import type { OperationContext, OperationOutcome, OperationTable } from './operation';
 import { QueryInputs } from './query-inputs';
@@ -58,8 +59,7 @@ export class WineOperations {
       generate_overlay: params.bool('generate_overlay'),
       offset: params.int('offset', { default: 0, min: 0 })!,
       limit: params.int('limit', { default: DEFAULT_SEARCH_LIMIT, min: 0 })!,
-      name_filter: params.string('name_filter'),
-      path_filter: params.string('path_filter'),
+      ...readPathFilters(params),
     };
     const deadline = deadlineOf(ctx);
     const staged = await this.queries.stage(params, '', deadline);
