@@ -34,6 +34,13 @@ interface Entry<T> {
 const TRUE_WORDS = new Set(['true', '1']);
 const FALSE_WORDS = new Set(['false', '0']);
 
+/**
+ * Integers are kept within Postgres `integer` whatever a rule allows: past it an offset or limit fails in SQL (an
+ * HTTP 500), and past 2^53 JavaScript silently rounds it. No count, offset or limit of a collection comes near it.
+ */
+export const MAX_INT = 2_147_483_647;
+export const MIN_INT = -2_147_483_648;
+
 export interface NumberRule {
   default?: number;
   min?: number;
@@ -63,13 +70,21 @@ export class Params {
     return this.fields.some((e) => e.parts.base === name) || this.uploads.some((e) => e.parts.base === name);
   }
 
-  /** A single value: the plain key wins, else a lone indexed one (`name[0]`). Empty strings count as absent. */
+  /**
+   * A single value: the plain key wins, else a lone indexed one (`name[0]`). Empty strings count as absent. A name sent
+   * more than once with different values is refused: taking one of them silently would act on an input the client did
+   * not mean (the same value twice, e.g. in the query string and the body, is harmless and accepted).
+   */
   string(name: string, options: { maxLength?: number } = {}): string | undefined {
     const candidates = this.fields.filter((e) => e.parts.base === name);
     if (candidates.length === 0) return undefined;
-    const plain = candidates.find((e) => e.parts.index === undefined) ?? candidates[0];
-    const value = plain.value;
-    if (value === '') return undefined;
+    const plain = candidates.filter((e) => e.parts.index === undefined);
+    const sent = (plain.length > 0 ? plain : candidates).filter((e) => e.value !== '');
+    if (sent.length === 0) return undefined;
+    const value = sent[0].value;
+    if (sent.some((e) => e.value !== value)) {
+      throw new ParamError(`${name}: this parameter was sent ${sent.length} times with different values; send it once.`);
+    }
     if (options.maxLength !== undefined && value.length > options.maxLength) {
       throw new ParamError(`${name}: the value is longer than ${options.maxLength} characters.`);
     }
@@ -91,11 +106,17 @@ export class Params {
     throw new ParamError(`${name}: "${raw}" is not a boolean; use true or false.`);
   }
 
+  /** An integer within the rule's range, itself within MIN_INT..MAX_INT; the refusal states the range. */
   int(name: string, rule: NumberRule = {}): number | undefined {
     const raw = this.string(name);
     if (raw === undefined) return rule.default;
-    if (!/^[+-]?\d+$/.test(raw.trim())) throw new ParamError(`${name}: "${raw}" is not an integer.`);
-    return checkRange(name, Number(raw.trim()), rule);
+    const text = raw.trim();
+    if (!/^[+-]?\d+$/.test(text)) throw new ParamError(`${name}: "${raw}" is not an integer.`);
+    const min = Math.max(rule.min ?? MIN_INT, MIN_INT);
+    const max = Math.min(rule.max ?? MAX_INT, MAX_INT);
+    const value = Number(text);
+    if (value < min || value > max) throw new ParamError(`${name}: "${text}" is not an integer from ${min} to ${max}.`);
+    return value;
   }
 
   number(name: string, rule: NumberRule = {}): number | undefined {
@@ -126,6 +147,16 @@ export class Params {
       next = Math.max(next, position + 1);
     }
     return out;
+  }
+
+  /**
+   * The one upload of a single-file parameter (`image`, `image1`, `image_upload`): more than one file under the name
+   * (plain or `name[n]`) is refused rather than all but the first ignored.
+   */
+  file(name: string): UploadedFile | undefined {
+    const sent = this.uploads.filter((e) => e.parts.base === name);
+    if (sent.length > 1) throw new ParamError(`${name}: ${sent.length} files were sent under this name; send one.`);
+    return sent[0]?.value;
   }
 
   files(base: string, alias?: string): UploadedFile[] {

@@ -1,3 +1,4 @@
+import { XMLValidator } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
 import { Envelope, statusFor } from './envelope';
 import { ParamError } from './errors';
@@ -53,5 +54,38 @@ describe('envelope rendering', () => {
     expect(statusFor([], true)).toBe('ok');
     expect(statusFor(['x'], true)).toBe('warn');
     expect(statusFor(['x'], false)).toBe('fail');
+  });
+});
+
+describe('characters XML cannot carry', () => {
+  const controls: Envelope = {
+    method: 'get_metadata',
+    status: 'warn',
+    error: ['a\u0001b.jpg: This file does not exist in the image collection'],
+    result: [{ filepath: 'tab\there', metadata: { 'k\u0002ey': 'v\u0000al\uFFFE\uD800', ok: 'line\nfeed 😀' } }],
+    stats: {},
+  };
+
+  it('are written the same visible way in JSON and XML, and the XML stays well-formed', () => {
+    const json = JSON.parse(renderEnvelope(controls, 'json').body);
+    const xml = renderEnvelope(controls, 'xml').body;
+    expect(json.error).toEqual(['a\\u0001b.jpg: This file does not exist in the image collection']);
+    expect(json.result[0].metadata).toEqual({ 'k\\u0002ey': 'v\\u0000al\\uFFFE\\uD800', ok: 'line\nfeed 😀' });
+    expect(xml).toContain('<error><item>a\\u0001b.jpg: This file does not exist in the image collection</item></error>');
+    expect(xml).toContain('<k_u0002ey>v\\u0000al\\uFFFE\\uD800</k_u0002ey>');
+    // Tab, line feed and characters outside the BMP are valid XML and pass unchanged in both.
+    expect(json.result[0].filepath).toBe('tab\there');
+    expect(xml).toContain('<filepath>tab\there</filepath>');
+    expect(xml).toContain('<ok>line\nfeed 😀</ok>');
+    // Every error text of one format equals the other's (XML entities aside).
+    const xmlError = /<error><item>(.*?)<\/item><\/error>/.exec(xml)![1];
+    expect(xmlError).toBe(json.error[0]);
+    expect(XMLValidator.validate(xml)).toBe(true);
+    // eslint-disable-next-line no-control-regex
+    expect(xml).not.toMatch(/[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u);
+  });
+
+  it('leave an envelope without them untouched', () => {
+    expect(JSON.parse(renderEnvelope(sample, 'json').body).result).toEqual(sample.result);
   });
 });

@@ -1,6 +1,6 @@
 import type { Envelope } from './envelope';
 import { ParamError } from './errors';
-import { renderXml } from './xml';
+import { renderXml, visibleControls } from './xml';
 
 export type ResponseFormat = 'json' | 'xml';
 
@@ -32,6 +32,35 @@ function ordered(envelope: Envelope): Record<string, unknown> {
   return out;
 }
 
+/**
+ * The envelope with every string (keys included) passed through visibleControls, sharing whatever has nothing to
+ * change. JSON could carry any character, but an envelope must read the same in both formats (xml.ts).
+ */
+function withVisibleControls(value: unknown): unknown {
+  if (typeof value === 'string') return visibleControls(value);
+  if (Array.isArray(value)) {
+    let changed = false;
+    const out = value.map((v) => {
+      const w = withVisibleControls(v);
+      changed ||= w !== v;
+      return w;
+    });
+    return changed ? out : value;
+  }
+  if (value !== null && typeof value === 'object') {
+    let changed = false;
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+      const key = visibleControls(k);
+      const w = withVisibleControls(v);
+      changed ||= key !== k || w !== v;
+      out[key] = w;
+    }
+    return changed ? out : value;
+  }
+  return value;
+}
+
 export function renderEnvelope(
   envelope: Envelope,
   format: ResponseFormat,
@@ -40,7 +69,7 @@ export function renderEnvelope(
   if (format === 'xml') {
     return { contentType: 'application/xml; charset=utf-8', body: renderXml(ordered(envelope)) };
   }
-  const json = JSON.stringify(ordered(envelope), null, options.pretty ? 2 : undefined);
+  const json = JSON.stringify(withVisibleControls(ordered(envelope)), null, options.pretty ? 2 : undefined);
   if (options.callback && CALLBACK_PATTERN.test(options.callback)) {
     return { contentType: 'application/javascript; charset=utf-8', body: `${options.callback}(${json});` };
   }

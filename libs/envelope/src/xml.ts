@@ -6,10 +6,25 @@
  */
 const XML_DECLARATION = '<?xml version="1.0" encoding="utf-8"?>';
 
+/**
+ * Characters XML 1.0 cannot carry, not even as character references: C0 controls other than tab, line feed and
+ * carriage return, U+FFFE, U+FFFF, and halves of a surrogate pair standing alone.
+ */
+// eslint-disable-next-line no-control-regex
+const NOT_IN_XML = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
+
+/**
+ * Writes each character XML cannot carry as the visible text `\uXXXX`. Both formats of an envelope go through this
+ * (render.ts), so JSON and XML say the same thing: the XML document stays parseable, JSON does not carry a character
+ * the XML answer would have to lose, and the client sees where its input had one. Where such characters come from:
+ * echoed inputs (a URL or path in an error message), stored metadata; add refuses them in filepaths.
+ */
+export function visibleControls(text: string): string {
+  return text.replace(NOT_IN_XML, (c) => `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`);
+}
+
 export function escapeXml(text: string): string {
-  return text
-    // Characters that XML 1.0 cannot carry at all are dropped rather than producing a document clients cannot parse.
-    .replace(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g, '')
+  return visibleControls(text)
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')
@@ -18,7 +33,8 @@ export function escapeXml(text: string): string {
 
 /** XML element names cannot start with a digit or contain spaces; replace what is not allowed with `_`. */
 export function xmlName(key: string): string {
-  let name = key.replace(/[^A-Za-z0-9_.\-]/g, '_');
+  // As in text, a control character shows as `\uXXXX` (then `_uXXXX`), the way the JSON key shows it.
+  let name = visibleControls(key).replace(/[^A-Za-z0-9_.\-]/g, '_');
   if (!/^[A-Za-z_]/.test(name)) name = `_${name}`;
   return name;
 }

@@ -103,7 +103,7 @@ export class PublicApiService {
     };
     if (!PUBLIC_SORT_KEYS.includes(options.sort)) throw new ParamError(`sort: "${options.sort}" is not one of ${PUBLIC_SORT_KEYS.join(', ')}.`);
     if (options.order !== 'asc' && options.order !== 'desc') throw new ParamError(`order: "${options.order}" is not asc or desc.`);
-    const upload = params.files('image_upload')[0];
+    const upload = params.file('image_upload');
     const imageUrl = params.string('image_url');
     if (!upload && imageUrl === undefined) throw new ParamError('Please give an image to search for: upload it as image_upload or give its image_url.');
     if (upload && imageUrl !== undefined) throw new ParamError('Please give either image_upload or image_url, not both.');

@@ -49,13 +49,13 @@ export class ImageInputs {
 
   collect(params: Params): Candidate[] {
     const candidates: Candidate[] = [];
-    const single = params.files('image');
-    if (single.length > 0) {
+    const single = params.file('image');
+    if (single) {
       candidates.push({
-        upload: single[0].data,
-        filepath: params.string('filepath') ?? (single[0].filename || undefined),
+        upload: single.data,
+        filepath: params.string('filepath') ?? (single.filename || undefined),
         imageId: params.string('image_id'),
-        label: single[0].filename || 'image',
+        label: single.filename || 'image',
       });
     }
     const uploads = params.files('images');
@@ -122,7 +122,8 @@ export class ImageInputs {
     params: Params,
     options: { several: boolean; deadline?: number },
   ): Promise<{ images: Array<{ staged_key: string; label: string }>; errors: string[]; timeDownload: number; urls: number }> {
-    const uploads = [...params.files('image'), ...(options.several ? params.files('images') : [])];
+    const single = params.file('image');
+    const uploads = [...(single ? [single] : []), ...(options.several ? params.files('images') : [])];
     const urls = [...(params.string('url') !== undefined ? [params.string('url') as string] : []), ...(options.several ? params.list('urls').filter((u) => u !== '') : [])];
     const total = uploads.length + urls.length;
     if (total > MAX_IMAGES_PER_REQUEST) {

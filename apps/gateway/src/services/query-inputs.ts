@@ -25,7 +25,7 @@ export class QueryInputs {
 
   async stage(params: Params, suffix = '', deadline?: number): Promise<StagedQuery> {
     const names = { image: `image${suffix}`, filepath: `filepath${suffix}`, url: `url${suffix}` };
-    const upload = params.files(names.image)[0];
+    const upload = params.file(names.image);
     const filepath = params.string(names.filepath);
     const url = params.string(names.url);
     const given = [upload && names.image, filepath !== undefined && names.filepath, url !== undefined && names.url].filter(Boolean);
