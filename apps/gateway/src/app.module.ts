@@ -1,8 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
-import { Metrics } from '@loupe/runtime';
 import { HealthController, READINESS_PROBES } from './ops/health.controller';
-import { MetricsController } from './ops/metrics.controller';
 import type { ReadinessProbe } from './ops/readiness';
 import { CollectionController } from './http/collection.controller';
 import { CollectionDispatcher } from './http/collection-dispatcher';
@@ -16,7 +14,7 @@ import { DocsModule, OperationNames } from './docs';
 export class AppModule {
   static with(
     dispatcher: CollectionDispatcher,
-    ops: { probes: ReadinessProbe[]; metrics: Metrics; api?: ApiDispatcher; operations?: OperationNames; images?: CollectionImages },
+    ops: { probes: ReadinessProbe[]; api?: ApiDispatcher; operations?: OperationNames; images?: CollectionImages },
   ): DynamicModule {
     return {
       module: AppModule,
@@ -27,11 +25,11 @@ export class AppModule {
         ...(ops.operations ? [DocsModule.with(ops.operations)] : []),
         ...(ops.images ? [ConsoleModule.with(ops.images)] : []),
       ],
-      controllers: [HealthController, MetricsController, CollectionController],
+      // No /metrics here: it is served on METRICS_PORT (bootstrap.ts), away from the public port.
+      controllers: [HealthController, CollectionController],
       providers: [
         { provide: CollectionDispatcher, useValue: dispatcher },
         { provide: READINESS_PROBES, useValue: ops.probes },
-        { provide: Metrics, useValue: ops.metrics },
       ],
     };
   }

@@ -2,7 +2,9 @@ import 'reflect-metadata';
 import { parseAccountsSpec } from '@loupe/auth';
 import { ALL_JOB_KINDS } from '@loupe/jobs';
 import { pingRedis } from '@loupe/queue';
-import { AppConfig, createLogger, ensureAccountUser, Infrastructure, Metrics, openInfrastructure, openQueues, QueueRuntime } from '@loupe/runtime';
+import {
+  AppConfig, createLogger, ensureAccountUser, Infrastructure, Metrics, MetricsServer, openInfrastructure, openQueues, QueueRuntime, serveMetrics,
+} from '@loupe/runtime';
 import { ColorRepository } from '@loupe/storage';
 import { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
@@ -13,6 +15,7 @@ import { ADMIN_QUEUES_PATH, adminQueuesRouter } from './ops/admin-queues';
 import type { ReadinessProbe } from './ops/readiness';
 import { CollectionImages } from './console';
 import { operationNames } from './docs';
+import { createAuthThrottle } from './http/auth-throttle';
 import { BasicAuthService } from './http/basic-auth.service';
 import { CollectionDispatcher } from './http/collection-dispatcher';
 import { CollectionService } from './services/collection.service';
@@ -31,6 +34,8 @@ export interface Gateway {
   queues: QueueRuntime;
   /** Base URL once listening, e.g. http://127.0.0.1:8080 */
   url: string;
+  /** Base URL of /metrics and /health/live on METRICS_PORT, kept off the public port. */
+  metricsUrl: string;
   close(): Promise<void>;
 }
 
@@ -57,8 +62,13 @@ async function seedDemoAccount(config: AppConfig, infra: Infrastructure): Promis
 
 /** Builds the whole gateway (adapters, services, HTTP) from a configuration and starts listening. */
 export async function startGateway(config: AppConfig, options: { host?: string } = {}): Promise<Gateway> {
+  if (config.metricsPort !== 0 && config.metricsPort === config.port) {
+    throw new Error(`METRICS_PORT: ${config.metricsPort} is also PORT; metrics are served apart from the public port, so give them another.`);
+  }
   const log = createLogger('gateway');
   const infra = await openInfrastructure(config);
+  let closeThrottle: (() => Promise<void>) | undefined;
+  let metricsServer: MetricsServer | undefined;
   let queues: QueueRuntime | undefined;
   let closeAdmin: (() => Promise<void>) | undefined;
   let publicApi: PublicApi | undefined;
@@ -79,7 +89,9 @@ export async function startGateway(config: AppConfig, options: { host?: string }
       color: new ColorOperations(collection, queues.queue, new ImageInputs(infra.blobs, downloads), infra.images, new ColorRepository(infra.db)).table(),
       wine: new WineOperations(collection, queues.queue, new ImageInputs(infra.blobs, downloads), new QueryInputs(infra.blobs, downloads)).table(),
     };
-    const auth = new BasicAuthService(infra.accounts);
+    const authThrottle = createAuthThrottle(config);
+    closeThrottle = authThrottle.close;
+    const auth = new BasicAuthService(infra.accounts, authThrottle.throttle, config.trustProxy);
     const dispatcher = new CollectionDispatcher(
       auth,
       infra.blobs,
@@ -87,10 +99,12 @@ export async function startGateway(config: AppConfig, options: { host?: string }
       { maxBodyBytes: config.maxBodyBytes, maxFileBytes: config.maxFileBytes },
       { log, metrics },
     );
-    publicApi = await createPublicApi(config, infra, queues.queue, (message, error) => log.error({ err: error }, message));
+    publicApi = await createPublicApi(config, infra, queues.queue, (message, error) => log.error({ err: error }, message), {
+      throttle: authThrottle.throttle,
+      metrics,
+    });
     const app = await NestFactory.create(AppModule.with(dispatcher, {
       probes: readinessProbes(config, infra),
-      metrics,
       api: publicApi.dispatcher,
       operations: operationNames(services),
       images: new CollectionImages(auth, infra.images, infra.blobs),
@@ -104,17 +118,23 @@ export async function startGateway(config: AppConfig, options: { host?: string }
       app.use(ADMIN_QUEUES_PATH, admin.guard, admin.router);
       closeAdmin = admin.close;
     }
+    metricsServer = await serveMetrics(metrics, config.metricsPort, options.host ?? '0.0.0.0');
     await app.listen(config.port, options.host ?? '0.0.0.0');
     const address = app.getHttpServer().address() as AddressInfo;
     const openQueuesRuntime = queues;
     const openPublicApi = publicApi;
+    const openMetricsServer = metricsServer;
+    const openThrottle = authThrottle;
     return {
       app,
       infra,
       queues: openQueuesRuntime,
       url: `http://127.0.0.1:${address.port}`,
+      metricsUrl: `http://127.0.0.1:${openMetricsServer.port}`,
       close: async () => {
         await app.close();
+        await openMetricsServer.close();
+        await openThrottle.close();
         await closeAdmin?.();
         await openPublicApi.close();
         await openQueuesRuntime.close();
@@ -122,6 +142,8 @@ export async function startGateway(config: AppConfig, options: { host?: string }
       },
     };
   } catch (error) {
+    await metricsServer?.close();
+    await closeThrottle?.();
     await closeAdmin?.();
     await publicApi?.close();
     await queues?.close();

@@ -90,7 +90,7 @@ describe('public index shard sets, embedded (in-process queue)', () => {
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       expect(res.body.results.matches[0]?.image_url).toBe(image.imageUrl);
     }
-    const metrics = await (await fetch(`${sys.url}/metrics`)).text();
+    const metrics = await (await fetch(`${sys.gateway.metricsUrl}/metrics`)).text();
     expect(jobsRun(metrics, 'public_candidates_0-7')).toBe(2);
     expect(jobsRun(metrics, 'public_candidates_8-15')).toBe(2);
   }, 120_000);

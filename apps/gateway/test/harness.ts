@@ -59,6 +59,7 @@ async function backingFor(mode: Mode['name'], overrides: Record<string, string>)
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'loupe-test-'));
   const env: NodeJS.ProcessEnv = {
     PORT: '0',
+    METRICS_PORT: '0',
     DATA_DIR: dataDir,
     ACCOUNTS: `${ACCOUNT}:${USER}:${PASSWORD},beta:bob:builder`,
     NODE_ENV: 'test',

@@ -45,9 +45,9 @@ for (const mode of MODES) {
     it('exposes Prometheus metrics for requests, queues and the index', async () => {
       await call(sys, 'mobile', 'count');
       await call(sys, 'mobile', 'no_such_operation');
-      const text = await (await fetch(`${sys.url}/metrics`)).text();
+      const text = await (await fetch(`${sys.gateway.metricsUrl}/metrics`)).text();
       expect(text).toMatch(/loupe_requests_total\{service="mobile",operation="count",status="ok"\} \d+/);
-      expect(text).toMatch(/loupe_requests_total\{service="unknown",operation="unknown",status="404"\} 1/);
+      expect(text).toMatch(/loupe_requests_total\{service="mobile",operation="unknown",status="404"\} 1/);
       expect(text).toContain('loupe_request_duration_seconds_bucket{le="0.005",service="mobile",operation="count"}');
       expect(text).toContain('# TYPE loupe_queue_jobs gauge');
       expect(text).toContain('# TYPE loupe_index_images gauge');

@@ -25,7 +25,8 @@ export function startApp(app: 'gateway' | 'worker', env: Record<string, string |
   // `node --import tsx` keeps the app in this one process: the tsx CLI would run it in a grandchild that a kill misses.
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'apps', app, 'src', 'main.ts')], {
     cwd: ROOT,
-    env: { ...process.env, ...env, NODE_ENV: 'test' },
+    // METRICS_PORT 0 unless a test asks for one: apps started side by side must not all claim 9464.
+    env: { METRICS_PORT: '0', ...process.env, ...env, NODE_ENV: 'test' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout!.on('data', (d) => (output += d));

@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export interface MetricsCollectors {
@@ -7,7 +9,8 @@ export interface MetricsCollectors {
 
 /**
  * Prometheus metrics of one process. Request metrics are labelled by service and operation only (never by account or
- * path, which would explode the series count); queue and index gauges are computed when Prometheus scrapes.
+ * path, which would explode the series count), and callers pass only names from their own tables (`unknown`
+ * otherwise); queue and index gauges are computed when Prometheus scrapes.
  */
 export class Metrics {
   readonly registry = new Registry();
@@ -20,13 +23,13 @@ export class Metrics {
     collectDefaultMetrics({ register: this.registry, prefix: 'loupe_' });
     this.requests = new Counter({
       name: 'loupe_requests_total',
-      help: 'Collection-service calls by service, operation and envelope status (or HTTP status when not 200)',
+      help: 'Collection-service and public API (service "api") calls by service, operation and envelope status (or HTTP status when not 200)',
       labelNames: ['service', 'operation', 'status'],
       registers: [this.registry],
     });
     this.latency = new Histogram({
       name: 'loupe_request_duration_seconds',
-      help: 'Collection-service call latency, from request to rendered envelope',
+      help: 'Collection-service and public API call latency, from request to rendered envelope',
       labelNames: ['service', 'operation'],
       // Searches take tens to hundreds of milliseconds, adds of ten large images several seconds.
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
@@ -78,3 +81,49 @@ export class Metrics {
   }
 }
 
+
+export interface MetricsServer {
+  /** The port listened on (the one asked for, or the one the system chose for 0). */
+  port: number;
+  close(): Promise<void>;
+}
+
+/**
+ * Serves `/metrics` and `/health/live` on a port of their own, apart from the public API: metrics name operations,
+ * queues and index sizes, which are for the operator's Prometheus, not for every client. Resolves once listening and
+ * rejects when the port cannot be had, so a clash is a start-up error rather than a silent gap in monitoring.
+ */
+export function serveMetrics(metrics: Metrics, port: number, host?: string): Promise<MetricsServer> {
+  const server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.writeHead(405, { allow: 'GET, HEAD' }).end();
+    } else if (path === '/metrics') {
+      metrics.registry.metrics().then(
+        (text) => res.writeHead(200, { 'content-type': metrics.registry.contentType }).end(text),
+        (error: unknown) => res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end(`Metrics could not be collected: ${error instanceof Error ? error.message : String(error)}\n`),
+      );
+    } else if (path === '/health/live') {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'ok' }));
+    } else {
+      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('Only /metrics and /health/live are served here.\n');
+    }
+  });
+  // Prometheus scrapes every few seconds over keep-alive; a client that opens a connection and sends nothing is cut off.
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 10_000;
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve({
+        port: (server.address() as AddressInfo).port,
+        close: () =>
+          new Promise<void>((done) => {
+            server.closeAllConnections();
+            server.close(() => done());
+          }),
+      });
+    });
+  });
+}

@@ -29,7 +29,7 @@ async function makeImages(): Promise<Buffer[]> {
 
 async function run(mode: 'embedded' | 'real', images: Buffer[]): Promise<void> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'loupe-bench-'));
-  const env: NodeJS.ProcessEnv = { PORT: '0', DATA_DIR: dataDir, ACCOUNTS: 'bench:bench:pw', NODE_ENV: 'test' };
+  const env: NodeJS.ProcessEnv = { PORT: '0', METRICS_PORT: '0', DATA_DIR: dataDir, ACCOUNTS: 'bench:bench:pw', NODE_ENV: 'test' };
   const cleanups: Array<() => Promise<void>> = [() => rm(dataDir, { recursive: true, force: true })];
   if (mode === 'real') {
     const db = await createTestDatabase(process.env.BENCH_DATABASE_URL!);

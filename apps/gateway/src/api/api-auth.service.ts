@@ -1,4 +1,6 @@
-import { clockSkewSeconds, MAX_CLOCK_SKEW_SECONDS, NONCE_PATTERN, NonceStore, nonceExpiry, SignedRequest, verifySignature } from '@loupe/auth';
+import {
+  AuthThrottle, clientAddress, clockSkewSeconds, MAX_CLOCK_SKEW_SECONDS, NONCE_PATTERN, NonceStore, nonceExpiry, SignedRequest, verifySignature,
+} from '@loupe/auth';
 import type { ApiKeyRow, PublicApiRepository } from '@loupe/storage';
 import type { IncomingMessage } from 'node:http';
 import { ApiError } from './api-envelope';
@@ -13,14 +15,17 @@ function single(pairs: ApiRequestData['pairs'], name: string): string | undefine
 
 /**
  * Checks the signed-request rules of compatibility.md, in an order that spends nothing on a forged request: the
- * arguments are present and well formed, the key exists, the date is within 15 minutes, the signature matches (SHA-1
- * or SHA-256, for the URL the client addressed), and only then the nonce is claimed, atomically across replicas.
+ * arguments are present and well formed, the client address has not failed too often, the key exists, the date is
+ * within 15 minutes, the signature matches (SHA-1 or SHA-256, for the URL the client addressed), and only then the
+ * nonce is claimed, atomically across replicas. Unknown keys and bad signatures count as failures of the client
+ * address and the key (AuthThrottle); a wrong date or a reused nonce is a client's mistake, not a guess, and does not.
  */
 export class ApiAuthService {
   constructor(
     private readonly keys: Pick<PublicApiRepository, 'findKey'>,
     private readonly nonces: NonceStore,
     private readonly trustProxy: boolean,
+    private readonly throttle: AuthThrottle,
     private readonly now: () => number = () => Date.now() / 1000,
   ) {}
 
@@ -35,8 +40,22 @@ export class ApiAuthService {
     }
     const skew = clockSkewSeconds(date, this.now());
     if (skew === null) throw new ApiError(400, 'BAD_REQUEST', 'The date must be a Unix timestamp in whole seconds.');
+    const client = clientAddress(req, this.trustProxy);
+    const subject = `api\u0000${publicKey}`;
+    const decision = await this.throttle.check(subject, client);
+    if (!decision.allowed) {
+      throw new ApiError(
+        429,
+        'TOO_MANY_FAILED_ATTEMPTS',
+        `Too many calls with an unknown api_key or a wrong api_sig; try again in ${decision.retryAfterSeconds} s.`,
+        { 'retry-after': String(decision.retryAfterSeconds) },
+      );
+    }
     const key = await this.keys.findKey(publicKey);
-    if (!key) throw new ApiError(401, 'INVALID_API_KEY', 'The api_key is not a known public key.');
+    if (!key) {
+      await this.throttle.fail(subject, client);
+      throw new ApiError(401, 'INVALID_API_KEY', 'The api_key is not a known public key.');
+    }
     if (skew > MAX_CLOCK_SKEW_SECONDS) {
       throw new ApiError(
         401,
@@ -52,6 +71,7 @@ export class ApiAuthService {
         : { ...base, method: 'GET', requestUrl },
     );
     if (!candidates.some((candidate) => verifySignature(key.private_key, candidate, signature))) {
+      await this.throttle.fail(subject, client);
       throw new ApiError(401, 'INVALID_SIGNATURE', 'The api_sig does not match the request (HMAC-SHA1 or HMAC-SHA256 of the canonical request under the private key).');
     }
     if (!(await this.nonces.claim(publicKey, nonce, nonceExpiry(date)))) {

@@ -1,6 +1,6 @@
 import { ParamError, Params, PayloadTooLargeError } from '@loupe/envelope';
 import { PublicSearchError } from '@loupe/jobs';
-import { JobFailedError } from '@loupe/queue';
+import { JobFailedError, QueueErrorCode } from '@loupe/queue';
 import type { IncomingMessage } from 'node:http';
 import type { BodyLimits } from '../http/read-params';
 import type { HttpAnswer } from '../http/collection-dispatcher';
@@ -62,6 +62,8 @@ export class ApiDispatcher {
       if (error instanceof ApiError) return answer(error.code, [error.errorName, error.description], [], error.headers);
       if (error instanceof ParamError) return answer(400, ['BAD_REQUEST', error.message], []);
       if (error instanceof JobFailedError && error.code && REFUSAL_NAMES[error.code]) return answer(400, [REFUSAL_NAMES[error.code], error.message], []);
+      // No worker took the search within QUEUE_PICKUP_TIMEOUT_MS: the service is down for now, not the request wrong.
+      if (error instanceof JobFailedError && error.code === QueueErrorCode.NoWorker) return answer(503, ['SERVICE_UNAVAILABLE', error.message], [], { 'retry-after': '30' });
       if (error instanceof PayloadTooLargeError) return answer(413, ['REQUEST_TOO_LARGE', error.message], []);
       this.log(`api/${operation} failed`, error);
       return answer(500, ['INTERNAL_ERROR', 'An internal error occurred; it has been logged.'], []);

@@ -1,7 +1,7 @@
-import { NonceStore, parseApiKeysSpec, RateLimiter, RedisNonceStore, RedisRateLimiter, seedApiKey } from '@loupe/auth';
+import { AuthThrottle, NonceStore, parseApiKeysSpec, RateLimiter, RedisNonceStore, RedisRateLimiter, seedApiKey } from '@loupe/auth';
 import { ExpirySweeper, StagingSweeper } from '@loupe/jobs';
 import type { JobQueue } from '@loupe/queue';
-import type { AppConfig, Infrastructure } from '@loupe/runtime';
+import type { AppConfig, Infrastructure, Metrics } from '@loupe/runtime';
 import type { PublicApiRepository } from '@loupe/storage';
 import { Redis } from 'ioredis';
 import { ApiAuthService } from './api-auth.service';
@@ -47,6 +47,7 @@ export async function createPublicApi(
   infra: Infrastructure,
   queue: JobQueue,
   log: (message: string, error?: unknown) => void,
+  shared: { throttle: AuthThrottle; metrics?: Metrics },
 ): Promise<PublicApi> {
   for (const seed of parseApiKeysSpec(config.apiKeys)) {
     await seedApiKey(
@@ -68,11 +69,12 @@ export async function createPublicApi(
     download: { ...config.download, allowPrivate: config.allowPrivateUrls },
   });
   const dispatcher = new ApiDispatcher(
-    new ApiAuthService(infra.publicApi, nonces, config.trustProxy),
+    new ApiAuthService(infra.publicApi, nonces, config.trustProxy, shared.throttle),
     service,
     { maxBodyBytes: config.maxBodyBytes, maxFileBytes: config.maxFileBytes },
     log,
     new KeyHeaderAuth(infra.publicApi, { trustProxy: config.trustProxy, overHttp: config.apiKeyHeaderOverHttp }),
+    shared.metrics,
   );
   // Processes running workers sweep expired overlays, nonces and rate buckets: here in embedded mode or with
   // RUN_WORKERS, otherwise the worker processes do (apps/worker).

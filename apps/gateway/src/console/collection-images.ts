@@ -1,7 +1,7 @@
 import { AuthError } from '@loupe/envelope';
 import type { BlobStore, ImageRepository } from '@loupe/storage';
 import type { IncomingMessage } from 'node:http';
-import type { BasicAuthService } from '../http/basic-auth.service';
+import { AuthThrottledError, type BasicAuthService } from '../http/basic-auth.service';
 import { SERVICE_NAMES, ServiceName } from '../services/operation';
 
 export interface ImageAnswer {
@@ -27,12 +27,13 @@ export class CollectionImages {
   async normalized(req: IncomingMessage, service: string, accountName: string, filepath: string): Promise<ImageAnswer> {
     if (!(SERVICE_NAMES as readonly string[]).includes(service)) return { status: 404, headers: TEXT, body: `There is no service named "${service}".` };
     try {
-      const account = await this.auth.authenticate(accountName, req.headers.authorization);
+      const account = await this.auth.authenticate(accountName, req);
       const row = (await this.images.findByPaths({ accountId: account.id, service: service as ServiceName }, [filepath])).get(filepath);
       const data = row ? await this.blobs.get(row.norm_blob_key) : null;
       if (!data) return { status: 404, headers: TEXT, body: `${filepath}: This file does not exist in the image collection.` };
       return { status: 200, headers: { 'content-type': 'image/jpeg', 'cache-control': 'private, no-cache' }, body: data };
     } catch (error) {
+      if (error instanceof AuthThrottledError) return { status: 429, headers: { ...TEXT, 'retry-after': String(error.retryAfterSeconds) }, body: error.message };
       if (error instanceof AuthError) return { status: 401, headers: { ...TEXT, 'www-authenticate': 'Basic realm="Loupe", charset="UTF-8"' }, body: error.message };
       throw error;
     }

@@ -2,7 +2,7 @@ import {
   AuthError, Envelope, NotFoundError, ParamError, parseFormat, PayloadTooLargeError, renderEnvelope, ResponseFormat, seconds, statusFor,
 } from '@loupe/envelope';
 import { INPUT_REFUSED, overlayKey } from '@loupe/jobs';
-import { JobFailedError, JobTimeoutError } from '@loupe/queue';
+import { JobFailedError, JobTimeoutError, MAX_CALL_TIMEOUT_MS, QueueErrorCode } from '@loupe/queue';
 import { Metrics, requestContext } from '@loupe/runtime';
 import type { BlobStore } from '@loupe/storage';
 import { randomUUID } from 'node:crypto';
@@ -25,7 +25,7 @@ export interface HttpAnswer {
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,100}$/;
 
 /** Maximum `timeout` a caller may ask for: a day, longer than any job should ever wait. */
-const MAX_TIMEOUT_SECONDS = 86_400;
+const MAX_TIMEOUT_SECONDS = MAX_CALL_TIMEOUT_MS / 1000;
 
 function earlyFormat(url: string | undefined): ResponseFormat {
   const query = url?.includes('?') ? new URLSearchParams(url.slice(url.indexOf('?') + 1)) : null;
@@ -101,6 +101,8 @@ export class CollectionDispatcher {
     } catch (error) {
       if (error instanceof ParamError) return answer(200, failure(error.message));
       if (error instanceof JobFailedError && error.code === INPUT_REFUSED) return answer(200, failure(error.message));
+      // Like a timeout: the job was given up (no worker took it) and the envelope says so.
+      if (error instanceof JobFailedError && error.code === QueueErrorCode.NoWorker) return answer(200, failure(error.message));
       if (error instanceof JobTimeoutError) {
         return answer(200, failure(`The request timed out after ${timeoutSeconds} s (it was still ${error.phase}).`));
       }
