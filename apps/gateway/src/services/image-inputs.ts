@@ -71,7 +71,7 @@ export class ImageInputs {
     });
     const url = params.string('url');
     if (url !== undefined) {
-      candidates.push({ url, filepath: single.length > 0 ? undefined : params.string('filepath'), imageId: params.string('image_id'), label: url });
+      candidates.push({ url, filepath: single ? undefined : params.string('filepath'), imageId: params.string('image_id'), label: url });
     }
     // With several uploads, filepaths[n] belong to them; URLs then continue the numbering (images first, then urls).
     const urlOffset = uploads.length;
