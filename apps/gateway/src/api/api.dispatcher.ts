@@ -1,14 +1,19 @@
 import { ParamError, Params, PayloadTooLargeError } from '@loupe/envelope';
 import { PublicSearchError } from '@loupe/jobs';
 import { JobFailedError, QueueErrorCode } from '@loupe/queue';
+import type { Metrics } from '@loupe/runtime';
 import type { IncomingMessage } from 'node:http';
 import type { BodyLimits } from '../http/read-params';
+import { watchClientGone } from '../http/client-gone';
 import type { HttpAnswer } from '../http/collection-dispatcher';
 import { ApiAuthService } from './api-auth.service';
 import { apiEnvelope, ApiError, renderApiEnvelope } from './api-envelope';
 import { KeyHeaderAuth } from './key-header-auth';
 import { ApiCall, PublicApiService } from './public-api.service';
 import { readApiRequest } from './read-api-request';
+
+/** The `service` label of public API calls in loupe_requests_total, beside the collection services' names. */
+export const PUBLIC_API_SERVICE = 'api';
 
 type ApiOperation = (call: ApiCall) => Promise<{ results: unknown; messages: string[] }>;
 
@@ -32,6 +37,7 @@ export class ApiDispatcher {
     private readonly limits: BodyLimits,
     private readonly log: (message: string, error?: unknown) => void = () => undefined,
     private readonly keyHeader?: KeyHeaderAuth,
+    private readonly metrics?: Metrics,
   ) {
     this.operations = {
       search: (call) => service.search(call),
@@ -43,11 +49,17 @@ export class ApiDispatcher {
   async handle(req: IncomingMessage, operation: string): Promise<HttpAnswer> {
     const startedAt = Date.now();
     let pretty = /[?&]pretty=(true|1)(&|$)/i.test(req.url ?? '');
-    const answer = (code: number, messages: string[], results: unknown, headers: Record<string, string> = {}): HttpAnswer => ({
-      status: code,
-      headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
-      body: renderApiEnvelope(apiEnvelope(code, messages, results, startedAt, Date.now() - startedAt), pretty),
-    });
+    const answer = (code: number, messages: string[], results: unknown, headers: Record<string, string> = {}): HttpAnswer => {
+      // The operation label comes from the table, never from the URL: probing random paths creates no metric series.
+      const known = Object.prototype.hasOwnProperty.call(this.operations, operation);
+      this.metrics?.observe(PUBLIC_API_SERVICE, known ? operation : 'unknown', code === 200 ? 'ok' : String(code), (Date.now() - startedAt) / 1000);
+      return {
+        status: code,
+        headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
+        body: renderApiEnvelope(apiEnvelope(code, messages, results, startedAt, Date.now() - startedAt), pretty),
+      };
+    };
+    const client = watchClientGone(req);
     try {
       const run = Object.prototype.hasOwnProperty.call(this.operations, operation) ? this.operations[operation] : undefined;
       if (!run) throw new ApiError(404, 'NOT_FOUND', `There is no operation "${operation}"; the operations are search, image_count and remaining_searches.`);
@@ -56,7 +68,7 @@ export class ApiDispatcher {
       pretty = params.bool('pretty', pretty);
       const headerKey = this.keyHeader?.requested(req, data);
       const key = headerKey !== undefined ? await this.keyHeader!.authenticate(req, headerKey) : await this.auth.authenticate(req, data);
-      const outcome = await run({ key, params });
+      const outcome = await run({ key, params, signal: client.signal });
       return answer(200, outcome.messages, outcome.results);
     } catch (error) {
       if (error instanceof ApiError) return answer(error.code, [error.errorName, error.description], [], error.headers);
@@ -67,6 +79,8 @@ export class ApiDispatcher {
       if (error instanceof PayloadTooLargeError) return answer(413, ['REQUEST_TOO_LARGE', error.message], []);
       this.log(`api/${operation} failed`, error);
       return answer(500, ['INTERNAL_ERROR', 'An internal error occurred; it has been logged.'], []);
+    } finally {
+      client.release();
     }
   }
 

@@ -10,7 +10,8 @@ import type { Logger } from 'pino';
 import type { IncomingMessage } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { OperationOutcome, OperationTable, ServiceName } from '../services/operation';
-import { BasicAuthService } from './basic-auth.service';
+import { AuthThrottledError, BasicAuthService } from './basic-auth.service';
+import { watchClientGone } from './client-gone';
 import { BodyLimits, readParams } from './read-params';
 
 export interface HttpAnswer {
@@ -61,10 +62,12 @@ export class CollectionDispatcher {
     const started = performance.now();
     const answer = await requestContext.run({ requestId }, () => this.dispatch(req, service, accountName, operation));
     const seconds = (performance.now() - started) / 1000;
-    const known = Object.prototype.hasOwnProperty.call(this.services, service) && answer.status !== 404;
-    // Unknown services and operations share one label, so that probing random paths cannot create metric series.
+    // Labels only from the services' own tables: whatever the answer (401s included), a path that names no real
+    // service or operation is counted as `unknown`, so probing random paths cannot create metric series.
+    const table = Object.prototype.hasOwnProperty.call(this.services, service) ? this.services[service as ServiceName] : undefined;
+    const knownOperation = table !== undefined && Object.prototype.hasOwnProperty.call(table, operation);
     const outcome = answer.status === 200 ? answer.envelopeStatus ?? 'ok' : String(answer.status);
-    this.observe.metrics.observe(known ? service : 'unknown', known ? operation : 'unknown', outcome, seconds);
+    this.observe.metrics.observe(table ? service : 'unknown', knownOperation ? operation : 'unknown', outcome, seconds);
     this.observe.log.info({ requestId, service, account: accountName, operation, status: answer.status, outcome, ms: Math.round(seconds * 1000) }, 'request');
     return { ...answer, headers: { ...answer.headers, 'x-request-id': requestId } };
   }
@@ -80,11 +83,12 @@ export class CollectionDispatcher {
       return { status, headers: { 'content-type': rendered.contentType, ...headers }, body: rendered.body, envelopeStatus: envelope.status };
     };
     const failure = (message: string) => ({ method: operation, status: 'fail' as const, error: [message], result: [], stats: {} });
+    const client = watchClientGone(req);
 
     try {
       const table = this.services[service as ServiceName];
       if (!table) throw new NotFoundError(`There is no service named "${service}".`);
-      const account = await this.auth.authenticate(accountName, req.headers.authorization);
+      const account = await this.auth.authenticate(accountName, req);
       const run = Object.prototype.hasOwnProperty.call(table, operation) ? table[operation] : undefined;
       if (!run) throw new NotFoundError(`The ${service} service has no operation "${operation}".`);
       const params = await readParams(req, this.limits);
@@ -96,6 +100,7 @@ export class CollectionDispatcher {
         account,
         params,
         timeoutMs: timeoutSeconds > 0 ? timeoutSeconds * 1000 : undefined,
+        signal: client.signal,
       });
       return answer(200, toEnvelope(operation, outcome));
     } catch (error) {
@@ -106,6 +111,7 @@ export class CollectionDispatcher {
       if (error instanceof JobTimeoutError) {
         return answer(200, failure(`The request timed out after ${timeoutSeconds} s (it was still ${error.phase}).`));
       }
+      if (error instanceof AuthThrottledError) return answer(429, failure(error.message), { 'retry-after': String(error.retryAfterSeconds) });
       if (error instanceof AuthError) {
         return answer(401, failure(error.message), { 'www-authenticate': 'Basic realm="Loupe", charset="UTF-8"' });
       }
@@ -114,6 +120,8 @@ export class CollectionDispatcher {
       this.observe.log.error({ service, operation, err: error instanceof Error ? error.stack : String(error) }, 'request failed');
       const detail = error instanceof JobFailedError ? error.message : 'An internal error occurred; it has been logged.';
       return answer(500, failure(`Internal error: ${detail}`));
+    } finally {
+      client.release();
     }
   }
 }
@@ -128,12 +136,15 @@ export async function serveOverlay(
   file: string,
 ): Promise<{ status: number; headers: Record<string, string>; body: Buffer | string }> {
   try {
-    const account = await auth.authenticate(accountName, req.headers.authorization);
+    const account = await auth.authenticate(accountName, req);
     const key = overlayKey(account.name, service, file.replace(/\.jpg$/, ''));
     const data = key ? await blobs.get(key) : null;
     if (!data) return { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: 'No such overlay.' };
     return { status: 200, headers: { 'content-type': 'image/jpeg', 'cache-control': 'private, max-age=86400' }, body: data };
   } catch (error) {
+    if (error instanceof AuthThrottledError) {
+      return { status: 429, headers: { 'retry-after': String(error.retryAfterSeconds), 'content-type': 'text/plain; charset=utf-8' }, body: error.message };
+    }
     if (error instanceof AuthError) {
       return { status: 401, headers: { 'www-authenticate': 'Basic realm="Loupe", charset="UTF-8"', 'content-type': 'text/plain; charset=utf-8' }, body: error.message };
     }
