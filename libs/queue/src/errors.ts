@@ -26,6 +26,10 @@ export const QueueErrorCode = {
   UnknownKind: 'UNKNOWN_KIND',
   QueueClosed: 'QUEUE_CLOSED',
   AdmissionLost: 'ADMISSION_LOST',
+  /** No worker took the job within the pickup deadline (QUEUE_PICKUP_TIMEOUT_MS); it was removed from the queue. */
+  NoWorker: 'NO_WORKER',
+  /** The job disappeared from the queue before it ended (Redis lost its data). */
+  JobLost: 'JOB_LOST',
 } as const;
 
 /** Turns anything a processor threw into a JobFailedError, keeping message and a string `code`. */

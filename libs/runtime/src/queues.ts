@@ -33,7 +33,14 @@ export async function openQueues(config: AppConfig, infra: Infrastructure, obser
       },
     };
   }
-  const queue = withRequestIds(createBullQueue({ redisUrl: config.redisUrl, prefix: config.redisPrefix, kinds: [...ALL_JOB_KINDS, ...publicCandidateKinds(config.publicShardSets)] }));
+  const queue = withRequestIds(
+    createBullQueue({
+      redisUrl: config.redisUrl,
+      prefix: config.redisPrefix,
+      kinds: [...ALL_JOB_KINDS, ...publicCandidateKinds(config.publicShardSets)],
+      pickupTimeoutMs: config.queuePickupTimeoutMs,
+    }),
+  );
   fanOut = queue;
   const workers = config.runWorkers
     ? await startBullWorkers({ redisUrl: config.redisUrl, prefix: config.redisPrefix, processors, kinds: Object.keys(processors) })

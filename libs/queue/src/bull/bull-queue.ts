@@ -1,11 +1,12 @@
-import { Job, JobsOptions, Queue, QueueEvents } from 'bullmq';
+import { JobsOptions, Queue, QueueEvents } from 'bullmq';
 import type { JobQueue, JobRequest, QueueCounts } from '../contracts';
 import { DEADLINE_REASON, raceSignal, startDeadline } from '../deadline';
 import { JobFailedError, JobTimeoutError, QueueErrorCode } from '../errors';
 import { DEFAULT_POLICY, QueuePolicy } from '../policy';
-import { bullPrefix, DEFAULT_PREFIX, redisOptions } from '../redis/connection';
+import { bullPrefix, DEFAULT_PREFIX, openRedis, redisOptions } from '../redis/connection';
 import { createRedisSemaphore, ReleaseSlot } from '../redis/redis-semaphore';
 import { JobData, JobOutcome, unwrapOutcome } from './job-outcome';
+import { DEFAULT_PICKUP_TIMEOUT_MS, Lane, watchJob } from './job-watch';
 
 /**
  * Finished jobs are kept this long (seconds) for inspection, then BullMQ drops them. The caller has its result by
@@ -16,16 +17,6 @@ const JOB_OPTIONS: JobsOptions = {
   removeOnComplete: { age: KEEP_FINISHED_S },
   removeOnFail: { age: KEEP_FINISHED_S },
 };
-/**
- * Our own deadline decides a timeout; BullMQ's `ttl` only makes sure the completion listener of an abandoned wait
- * is removed. The grace keeps the two timers from racing.
- */
-const LISTENER_GRACE_MS = 1_000;
-
-interface Lane {
-  queue: Queue<JobData, JobOutcome>;
-  events: QueueEvents;
-}
 
 /**
  * Gateway side: admission through the Redis fair semaphore, then one BullMQ queue per kind. The caller's slot is
@@ -38,12 +29,17 @@ export function createBullQueue(opts: {
   kinds: string[];
   /** Admission lease; see DEFAULT_LEASE_MS. */
   leaseMs?: number;
+  /** QUEUE_PICKUP_TIMEOUT_MS: a job no worker takes this long fails and is removed; 0 = wait for ever. */
+  pickupTimeoutMs?: number;
 }): JobQueue {
+  const pickupTimeoutMs = opts.pickupTimeoutMs ?? DEFAULT_PICKUP_TIMEOUT_MS;
   const prefix = opts.prefix ?? DEFAULT_PREFIX;
   const policy = opts.policy ?? DEFAULT_POLICY;
   const connection = redisOptions(opts.redisUrl);
   const semaphore = createRedisSemaphore({ redisUrl: opts.redisUrl, prefix, leaseMs: opts.leaseMs });
   const lanes = new Map<string, Lane>();
+  // Lock probes of jobs whose worker may have died (see watchJob).
+  const probe = openRedis(opts.redisUrl);
   for (const kind of opts.kinds) {
     const queue = new Queue<JobData, JobOutcome>(kind, { connection, prefix: bullPrefix(prefix) });
     const events = new QueueEvents(kind, { connection, prefix: bullPrefix(prefix) });
@@ -52,7 +48,7 @@ export function createBullQueue(opts: {
     // Every job being awaited adds a 'closing' listener to its queue, so hundreds are normal under load.
     queue.setMaxListeners(0);
     events.on('error', (error) => console.error(`[queue] events "${kind}": ${error.message}`));
-    lanes.set(kind, { queue, events });
+    lanes.set(kind, { queue, events, lockHeld: async (jobId) => (await probe.exists(`${queue.toKey(jobId)}:lock`)) === 1 });
   }
   let closed = false;
 
@@ -74,15 +70,17 @@ export function createBullQueue(opts: {
     try {
       const data: JobData = { payload: req.payload, group: req.group, requestId: req.requestId };
       const job = await lane.queue.add(req.kind, data, JOB_OPTIONS);
-      const remaining = deadline.remainingMs();
-      const finished = outcomeOf(job, lane, remaining === undefined ? undefined : remaining + LISTENER_GRACE_MS);
-      const raced = await raceSignal(finished, deadline.signal);
+      const watch = watchJob(job, lane, pickupTimeoutMs);
+      const raced = await raceSignal(watch.ended, deadline.signal);
       if (raced.done) return unwrapOutcome(raced.value) as R;
-      finished.catch(() => undefined);
-      if (await removeUnlessStarted(job)) throw new JobTimeoutError(req.timeoutMs ?? 0, 'queued');
-      // The job is running on a worker: its slot stays taken until it really ends, so the limit keeps holding.
+      const cancelled = await watch.cancel();
+      if (cancelled === 'removed') throw new JobTimeoutError(req.timeoutMs ?? 0, 'queued');
+      // It ended while the budget ran out: the caller gets what really happened.
+      if (cancelled === 'ended') return unwrapOutcome(await watch.ended) as R;
+      // The job is running on a worker: its slot stays taken until it really ends (or is given up for lack of a
+      // worker after its worker died), so the limit keeps holding.
       slotOutlivesCall = true;
-      void outcomeOf(job, lane).catch(() => undefined).finally(release);
+      void watch.ended.catch(() => undefined).finally(release);
       throw new JobTimeoutError(req.timeoutMs ?? 0, 'running');
     } finally {
       deadline.clear();
@@ -106,23 +104,7 @@ export function createBullQueue(opts: {
       closed = true;
       await semaphore.close();
       await Promise.all([...lanes.values()].flatMap(({ queue, events }) => [events.close(), queue.close()]));
+      await probe.quit().catch(() => undefined);
     },
   };
-}
-
-/** The worker's outcome; a BullMQ-level failure (a job that stalled too often) becomes a JobFailedError. */
-function outcomeOf(job: Job<JobData, JobOutcome>, lane: Lane, ttl?: number): Promise<JobOutcome> {
-  return job.waitUntilFinished(lane.events, ttl).catch((error: unknown) => {
-    throw new JobFailedError(error instanceof Error ? error.message : String(error));
-  });
-}
-
-/** Removes a job no worker has taken yet. BullMQ refuses to remove a job a worker holds the lock of. */
-async function removeUnlessStarted(job: Job<JobData, JobOutcome>): Promise<boolean> {
-  try {
-    await job.remove();
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -1,6 +1,6 @@
 /**
  * A worker process whose "ingest" job never ends: the test SIGKILLs it mid-job to show another worker finishes it.
- * argv: redisUrl prefix stalledIntervalMs
+ * argv: redisUrl prefix stalledIntervalMs ('default' for the library's default)
  */
 import { startBullWorkers } from '../bull/bull-workers';
 
@@ -8,7 +8,7 @@ const [redisUrl, prefix, stalledIntervalMs] = process.argv.slice(2);
 startBullWorkers({
   redisUrl,
   prefix,
-  stalledIntervalMs: Number(stalledIntervalMs),
+  stalledIntervalMs: stalledIntervalMs === 'default' ? undefined : Number(stalledIntervalMs),
   processors: {
     ingest: () => {
       process.stdout.write('started\n');
