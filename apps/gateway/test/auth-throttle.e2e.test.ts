@@ -19,6 +19,7 @@ for (const mode of MODES) {
         AUTH_FAILURES_PER_USER: '4',
         AUTH_FAILURE_WINDOW_SECONDS: String(WINDOW_SECONDS),
         API_KEYS: 'throttle-acct:pub-t:priv-t:10',
+        API_KEY_HEADER_OVER_HTTP: 'true',
       });
     });
     afterAll(async () => {
@@ -76,6 +77,20 @@ for (const mode of MODES) {
 
       const owner = await call('203.0.113.40', { publicKey: 'pub-t', privateKey: 'priv-t' });
       expect(owner.status).toBe(200);
+    });
+
+    it('throttles guessed private keys in the x-api-key header per address', async () => {
+      const call = (from: string, privateKey: string) =>
+        fetch(`${sys.url}/api/rest/image_count/`, { headers: { 'x-forwarded-for': from, 'x-api-key': privateKey } });
+      for (let i = 0; i < 3; i++) {
+        const guess = await call('198.51.100.60', `guess-${i}`);
+        expect(guess.status).toBe(401);
+        expect((await guess.json()).messages[0]).toBe('INVALID_API_KEY');
+      }
+      const refused = await call('198.51.100.60', 'priv-t');
+      expect(refused.status).toBe(429);
+      expect((await refused.json()).messages[0]).toBe('TOO_MANY_FAILED_ATTEMPTS');
+      expect((await call('203.0.113.60', 'priv-t')).status).toBe(200);
     });
   });
 }

@@ -13,6 +13,16 @@ function single(pairs: ApiRequestData['pairs'], name: string): string | undefine
   return pairs.find(([k]) => k === name)?.[1];
 }
 
+/** The refusal of a client (or of every failed client, for a key under attack) that sent too many wrong keys. */
+export function tooManyFailures(retryAfterSeconds: number): ApiError {
+  return new ApiError(
+    429,
+    'TOO_MANY_FAILED_ATTEMPTS',
+    `Too many calls with an unknown API key or a wrong api_sig; try again in ${retryAfterSeconds} s.`,
+    { 'retry-after': String(retryAfterSeconds) },
+  );
+}
+
 /**
  * Checks the signed-request rules of compatibility.md, in an order that spends nothing on a forged request: the
  * arguments are present and well formed, the client address has not failed too often, the key exists, the date is
@@ -43,14 +53,7 @@ export class ApiAuthService {
     const client = clientAddress(req, this.trustProxy);
     const subject = `api\u0000${publicKey}`;
     const decision = await this.throttle.check(subject, client);
-    if (!decision.allowed) {
-      throw new ApiError(
-        429,
-        'TOO_MANY_FAILED_ATTEMPTS',
-        `Too many calls with an unknown api_key or a wrong api_sig; try again in ${decision.retryAfterSeconds} s.`,
-        { 'retry-after': String(decision.retryAfterSeconds) },
-      );
-    }
+    if (!decision.allowed) throw tooManyFailures(decision.retryAfterSeconds);
     const key = await this.keys.findKey(publicKey);
     if (!key) {
       await this.throttle.fail(subject, client);

@@ -73,7 +73,7 @@ export async function createPublicApi(
     service,
     { maxBodyBytes: config.maxBodyBytes, maxFileBytes: config.maxFileBytes },
     log,
-    new KeyHeaderAuth(infra.publicApi, { trustProxy: config.trustProxy, overHttp: config.apiKeyHeaderOverHttp }),
+    new KeyHeaderAuth(infra.publicApi, { trustProxy: config.trustProxy, overHttp: config.apiKeyHeaderOverHttp, throttle: shared.throttle }),
     shared.metrics,
   );
   // Processes running workers sweep expired overlays, nonces and rate buckets: here in embedded mode or with

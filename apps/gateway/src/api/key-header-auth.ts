@@ -1,5 +1,7 @@
+import { AuthThrottle, clientAddress } from '@loupe/auth';
 import type { ApiKeyRow, PublicApiRepository } from '@loupe/storage';
 import type { IncomingMessage } from 'node:http';
+import { tooManyFailures } from './api-auth.service';
 import { ApiError } from './api-envelope';
 import type { ApiRequestData } from './read-api-request';
 import { arrivedOverHttps } from './request-url';
@@ -11,6 +13,8 @@ export interface KeyHeaderOptions {
   trustProxy: boolean;
   /** The operator allows the header over plain HTTP (API_KEY_HEADER_OVER_HTTP), e.g. on a private network. */
   overHttp: boolean;
+  /** Counts unknown keys per client address, as for signed calls: the header is a private key to guess. */
+  throttle: AuthThrottle;
 }
 
 /**
@@ -44,8 +48,15 @@ export class KeyHeaderAuth {
         `The ${KEY_HEADER} header carries the private key and is accepted only over HTTPS. Call the API with https, or sign the call (api_key, date, nonce, api_sig) instead.`,
       );
     }
+    const client = clientAddress(req, this.options.trustProxy);
+    const subject = `api-header\u0000${privateKey}`;
+    const decision = await this.options.throttle.check(subject, client);
+    if (!decision.allowed) throw tooManyFailures(decision.retryAfterSeconds);
     const key = privateKey === '' ? null : await this.keys.findKeyByPrivateKey(privateKey);
-    if (!key) throw new ApiError(401, 'INVALID_API_KEY', `The ${KEY_HEADER} header is not a known API key.`);
+    if (!key) {
+      await this.options.throttle.fail(subject, client);
+      throw new ApiError(401, 'INVALID_API_KEY', `The ${KEY_HEADER} header is not a known API key.`);
+    }
     return key;
   }
 }
