@@ -18,6 +18,7 @@ import { operationNames } from './docs';
 import { createAuthThrottle } from './http/auth-throttle';
 import { BasicAuthService } from './http/basic-auth.service';
 import { CollectionDispatcher } from './http/collection-dispatcher';
+import { applyServerLimits } from './http/server-limits';
 import { CollectionService } from './services/collection.service';
 import { ColorOperations } from './services/color.service';
 import { ImageInputs } from './services/image-inputs';
@@ -119,6 +120,7 @@ export async function startGateway(config: AppConfig, options: { host?: string }
       closeAdmin = admin.close;
     }
     metricsServer = await serveMetrics(metrics, config.metricsPort, options.host ?? '0.0.0.0');
+    applyServerLimits(app.getHttpServer(), config.http);
     await app.listen(config.port, options.host ?? '0.0.0.0');
     const address = app.getHttpServer().address() as AddressInfo;
     const openQueuesRuntime = queues;

@@ -12,6 +12,12 @@ export interface AppConfig {
   allowPrivateUrls: boolean;
   maxBodyBytes: number;
   maxFileBytes: number;
+  /**
+   * The gateway's HTTP server: a request's headers must arrive within `headersTimeoutMs` and the whole request (body
+   * included) within `requestTimeoutMs`, so trickled headers or bodies (slowloris) cannot hold sockets; an idle
+   * keep-alive connection is closed after `keepAliveTimeoutMs`. 0 turns a limit off.
+   */
+  http: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number };
   download: { timeoutMs: number; maxBytes: number; maxRedirects: number };
   /** In embedded mode (no REDIS_URL) workers always run in the gateway process; with Redis only when asked. */
   runWorkers: boolean;
@@ -73,6 +79,23 @@ function boolFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: boolean): b
 
 const MB = 1024 * 1024;
 
+/**
+ * 15 s for headers is ample for any client (they are sent at once); 120 s for the whole request lets a 20 MB upload
+ * through a ~1.5 Mbit/s link. Larger bodies on slower links need a larger HTTP_REQUEST_TIMEOUT_MS.
+ */
+function httpLimits(env: NodeJS.ProcessEnv): AppConfig['http'] {
+  const limits = {
+    headersTimeoutMs: intFromEnv(env, 'HTTP_HEADERS_TIMEOUT_MS', 15_000),
+    requestTimeoutMs: intFromEnv(env, 'HTTP_REQUEST_TIMEOUT_MS', 120_000),
+    keepAliveTimeoutMs: intFromEnv(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 5_000),
+  };
+  // The request timeout covers the headers too: a longer headers timeout could never be reached.
+  if (limits.requestTimeoutMs > 0 && limits.headersTimeoutMs > limits.requestTimeoutMs) {
+    throw new Error(`HTTP_HEADERS_TIMEOUT_MS (${limits.headersTimeoutMs}) cannot exceed HTTP_REQUEST_TIMEOUT_MS (${limits.requestTimeoutMs}).`);
+  }
+  return limits;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const redisUrl = env.REDIS_URL || undefined;
   return {
@@ -92,6 +115,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     allowPrivateUrls: boolFromEnv(env, 'ALLOW_PRIVATE_URLS', false),
     maxBodyBytes: intFromEnv(env, 'MAX_BODY_MB', 100) * MB,
     maxFileBytes: intFromEnv(env, 'MAX_FILE_MB', 25) * MB,
+    http: httpLimits(env),
     download: {
       timeoutMs: intFromEnv(env, 'DOWNLOAD_TIMEOUT_MS', 15_000),
       maxBytes: intFromEnv(env, 'DOWNLOAD_MAX_MB', 25) * MB,
