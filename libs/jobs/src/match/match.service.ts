@@ -56,6 +56,11 @@ export function matchItem(filepath: string, m: MatchResult): MatchItem {
   };
 }
 
+/** The collection path a search queries by, when it does (`filepath`), else undefined. */
+function queriedPath(payload: SearchPayload): string | undefined {
+  return 'filepath' in payload.query ? payload.query.filepath : undefined;
+}
+
 /** Search and compare on the matching engine: query → features → words → candidates → verified matches. */
 export class MatchService {
   private readonly loader: QueryLoader;
@@ -92,7 +97,10 @@ export class MatchService {
         verified.length > 0 ? verified : await this.confirmDensely(ref, query, ranked.slice(0, DENSE_CANDIDATES), fetched, collection.paths, options.check_horizontal_flip);
       if (found.length === 0) found.push(...(await this.confirmWholeImages(ref, query, collection, fetched, payload)));
       const matches = found.map(({ candidate: imagePk, result: match }) => ({ filepath: collection.paths.get(imagePk)!, imagePk, match }));
-      matches.sort((a, b) => b.match.score - a.match.score || a.filepath.localeCompare(b.filepath));
+      // A search by a collection filepath returns that image itself first (compatibility.md): an identical copy under
+      // another path scores the same, and the order of paths must not put the copy ahead of it.
+      const queried = queriedPath(payload);
+      matches.sort((a, b) => Number(b.filepath === queried) - Number(a.filepath === queried) || b.match.score - a.match.score || a.filepath.localeCompare(b.filepath));
       const kept = matches.filter((m) => m.match.score >= options.min_score);
       const page = options.limit > 0 ? kept.slice(options.offset, options.offset + options.limit) : kept.slice(options.offset);
       const items = page.map((m) => matchItem(m.filepath, m.match));
@@ -228,9 +236,12 @@ export class MatchService {
     collect(features);
     if (payload.options.check_horizontal_flip && features.mirrored) collect(features.mirrored);
     const allowed = pathPredicate(payload.options);
+    // The queried collection image goes first, so that it is verified in the first round however many copies tie with it.
+    const queried = queriedPath(payload);
+    const isQueried = (imagePk: number) => Number(queried !== undefined && paths.get(imagePk) === queried);
     return [...votes.entries()]
       .filter(([imagePk]) => !allowed || allowed(paths.get(imagePk) ?? ''))
-      .sort((a, b) => b[1] - a[1])
+      .sort((a, b) => isQueried(b[0]) - isQueried(a[0]) || b[1] - a[1])
       .slice(0, MAX_VERIFIED)
       .map(([imagePk]) => imagePk);
   }
