@@ -17,7 +17,7 @@ type Outcome =
   | { kind: 'too-large' }
   | { kind: 'other'; message: string };
 
-const LIMITS = { maxBodyBytes: 64 * 1024, maxFileBytes: 16 * 1024 };
+const LIMITS = { maxBodyBytes: 4 * 1024 * 1024, maxFileBytes: 16 * 1024 };
 const MAX_FILES = 5;
 /** Long enough for a loaded CI machine; a reader that hangs never answers at all. */
 const ANSWER_WAIT_MS = 10_000;
@@ -209,6 +209,11 @@ describe('readRequest limits', () => {
     // Empty segments are not parameters: exactly the limit passes.
     const atLimit = `&&${Array.from({ length: MAX_FIELDS }, (_, i) => `f${i}=1`).join('&')}&`;
     expect(await send(Buffer.from(atLimit), 'application/x-www-form-urlencoded')).toMatchObject({ kind: 'ok' });
+  });
+
+  it('refuses a field value that busboy would cut, instead of reading the cut text', async () => {
+    const longValue = part('b', 'image_id', undefined, 'v'.repeat(1024 * 1024 + 1)) + '--b--\r\n';
+    expect(await send(Buffer.from(longValue), 'multipart/form-data; boundary=b')).toEqual({ kind: 'param', message: 'image_id: the value is longer than 1048576 bytes.' });
   });
 
   it('refuses a body or a file over its limit, whole or chunked, and keeps serving', async () => {

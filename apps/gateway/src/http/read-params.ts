@@ -21,6 +21,9 @@ function queryPairs(url: string | undefined): Array<[string, string]> {
  */
 export const MAX_FIELDS = 1000;
 
+/** Longest multipart field value (metadata is the largest; a megabyte is far beyond it). */
+const MAX_FIELD_BYTES = 1024 * 1024;
+
 /** A body that cannot be read: one sentence for every cause, ending with the parser's or the socket's own words. */
 function unreadable(kind: 'multipart' | 'request', detail: string): ParamError {
   return new ParamError(`The ${kind} body could not be read: ${detail.replace(/\.$/, '')}.`);
@@ -29,7 +32,7 @@ function unreadable(kind: 'multipart' | 'request', detail: string): ParamError {
 /**
  * Ends reading a body that is refused or broken: the parser (if any) is detached and the rest of the body is read and
  * thrown away, so that the answer can be written and the connection reused; the server's request timeout bounds how
- * long a client may keep sending. A body that cannot be drained (the client went away) is destroyed.
+ * long a client may keep sending. A request already destroyed (the client went away) has nothing left to drain.
  */
 function stopReading(req: IncomingMessage): void {
   req.unpipe();
@@ -131,7 +134,7 @@ function readMultipart(req: IncomingMessage, limits: BodyLimits, maxFiles: numbe
         // Mail-style unquoted boundaries (`boundary====…==`) are quoted first: busboy refuses them (content-type.ts).
         headers: { ...req.headers, 'content-type': withQuotedBoundary(req.headers['content-type']) },
         // Files and fields are counted here rather than by busboy, which silently skips the parts past its limits.
-        limits: { fileSize: limits.maxFileBytes, fieldSize: 1024 * 1024 },
+        limits: { fileSize: limits.maxFileBytes, fieldSize: MAX_FIELD_BYTES },
         defParamCharset: 'utf8',
         // The multipart file name is the default collection path (specification 2.3), folders included.
         preservePath: true,
@@ -147,7 +150,9 @@ function readMultipart(req: IncomingMessage, limits: BodyLimits, maxFiles: numbe
       total += chunk.length;
       if (total > limits.maxBodyBytes) fail(new PayloadTooLargeError(limits.maxBodyBytes));
     });
-    parser.on('field', (name, value) => {
+    parser.on('field', (name, value, info) => {
+      // busboy cuts an over-long value silently; acting on the cut text would be acting on another input.
+      if (info.valueTruncated) return fail(new ParamError(`${name}: the value is longer than ${MAX_FIELD_BYTES} bytes.`));
       fieldCount += 1;
       if (fieldCount <= MAX_FIELDS) fields.push([name, value]);
     });
