@@ -18,6 +18,7 @@ import { operationNames } from './docs';
 import { createAuthThrottle } from './http/auth-throttle';
 import { BasicAuthService } from './http/basic-auth.service';
 import { CollectionDispatcher } from './http/collection-dispatcher';
+import { UrlDownloader } from './inputs/url-fetcher';
 import { applyServerLimits } from './http/server-limits';
 import { CollectionService } from './services/collection.service';
 import { ColorOperations } from './services/color.service';
@@ -81,7 +82,8 @@ export async function startGateway(config: AppConfig, options: { host?: string }
       indexSizes: () => infra.images.countsByService(),
     });
     queues = await openQueues(config, infra, { metrics, log });
-    const downloads = { ...config.download, allowPrivate: config.allowPrivateUrls };
+    // One downloader for every service, so that an account's download limit counts all of its calls.
+    const downloads = new UrlDownloader({ ...config.download, allowPrivate: config.allowPrivateUrls });
     const collection = new CollectionService(infra.images, queues.queue, new ImageInputs(infra.blobs, downloads));
     const matching = new MatchingService(queues.queue, new QueryInputs(infra.blobs, downloads));
     const services: Record<ServiceName, OperationTable> = {

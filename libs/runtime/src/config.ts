@@ -18,7 +18,7 @@ export interface AppConfig {
    * keep-alive connection is closed after `keepAliveTimeoutMs`. 0 turns a limit off.
    */
   http: { headersTimeoutMs: number; requestTimeoutMs: number; keepAliveTimeoutMs: number };
-  download: { timeoutMs: number; maxBytes: number; maxRedirects: number };
+  download: { timeoutMs: number; maxBytes: number; maxRedirects: number; concurrencyPerAccount: number };
   /** In embedded mode (no REDIS_URL) workers always run in the gateway process; with Redis only when asked. */
   runWorkers: boolean;
   /** Credentials of the queue dashboard at /admin/queues; without a password it is not served. */
@@ -120,6 +120,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       timeoutMs: intFromEnv(env, 'DOWNLOAD_TIMEOUT_MS', 15_000),
       maxBytes: intFromEnv(env, 'DOWNLOAD_MAX_MB', 25) * MB,
       maxRedirects: intFromEnv(env, 'DOWNLOAD_MAX_REDIRECTS', 5),
+      // Downloads run before the per-account job queue; this keeps one account from holding every socket.
+      concurrencyPerAccount: intFromEnv(env, 'DOWNLOAD_CONCURRENCY_PER_ACCOUNT', 4),
     },
     adminUser: env.ADMIN_USER || 'admin',
     adminPassword: env.ADMIN_PASSWORD || undefined,

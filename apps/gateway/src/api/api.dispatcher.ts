@@ -4,6 +4,7 @@ import { JobFailedError, QueueErrorCode } from '@loupe/queue';
 import type { Metrics } from '@loupe/runtime';
 import type { IncomingMessage } from 'node:http';
 import type { BodyLimits } from '../http/read-params';
+import { watchClientGone } from '../http/client-gone';
 import type { HttpAnswer } from '../http/collection-dispatcher';
 import { ApiAuthService } from './api-auth.service';
 import { apiEnvelope, ApiError, renderApiEnvelope } from './api-envelope';
@@ -58,6 +59,7 @@ export class ApiDispatcher {
         body: renderApiEnvelope(apiEnvelope(code, messages, results, startedAt, Date.now() - startedAt), pretty),
       };
     };
+    const client = watchClientGone(req);
     try {
       const run = Object.prototype.hasOwnProperty.call(this.operations, operation) ? this.operations[operation] : undefined;
       if (!run) throw new ApiError(404, 'NOT_FOUND', `There is no operation "${operation}"; the operations are search, image_count and remaining_searches.`);
@@ -66,7 +68,7 @@ export class ApiDispatcher {
       pretty = params.bool('pretty', pretty);
       const headerKey = this.keyHeader?.requested(req, data);
       const key = headerKey !== undefined ? await this.keyHeader!.authenticate(req, headerKey) : await this.auth.authenticate(req, data);
-      const outcome = await run({ key, params });
+      const outcome = await run({ key, params, signal: client.signal });
       return answer(200, outcome.messages, outcome.results);
     } catch (error) {
       if (error instanceof ApiError) return answer(error.code, [error.errorName, error.description], [], error.headers);
@@ -77,6 +79,8 @@ export class ApiDispatcher {
       if (error instanceof PayloadTooLargeError) return answer(413, ['REQUEST_TOO_LARGE', error.message], []);
       this.log(`api/${operation} failed`, error);
       return answer(500, ['INTERNAL_ERROR', 'An internal error occurred; it has been logged.'], []);
+    } finally {
+      client.release();
     }
   }
 

@@ -4,6 +4,7 @@ import type { JobQueue } from '@loupe/queue';
 import type { AppConfig, Infrastructure, Metrics } from '@loupe/runtime';
 import type { PublicApiRepository } from '@loupe/storage';
 import { Redis } from 'ioredis';
+import { UrlDownloader } from '../inputs/url-fetcher';
 import { ApiAuthService } from './api-auth.service';
 import { ApiDispatcher } from './api.dispatcher';
 import { KeyHeaderAuth } from './key-header-auth';
@@ -66,7 +67,7 @@ export async function createPublicApi(
   const rateLimiter: RateLimiter = redis ? new RedisRateLimiter(redis, prefix) : new PostgresRateLimiter(infra.publicApi);
   const service = new PublicApiService(infra.publicApi, infra.publicIndex, queue, infra.blobs, rateLimiter, {
     ratePerMinute: config.apiRateLimitPerMinute,
-    download: { ...config.download, allowPrivate: config.allowPrivateUrls },
+    downloader: new UrlDownloader({ ...config.download, allowPrivate: config.allowPrivateUrls }),
   });
   const dispatcher = new ApiDispatcher(
     new ApiAuthService(infra.publicApi, nonces, config.trustProxy, shared.throttle),

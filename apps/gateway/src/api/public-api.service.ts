@@ -5,7 +5,7 @@ import { sniffFormat } from '@loupe/imaging';
 import type { JobQueue } from '@loupe/queue';
 import type { ApiKeyRow, BlobStore, PublicApiRepository, PublicIndexRepository, SearchBlockRow } from '@loupe/storage';
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { downloadUrl, DownloadError, DownloadLimits } from '../inputs/url-fetcher';
+import { DownloadError, UrlDownloader } from '../inputs/url-fetcher';
 import { ApiError } from './api-envelope';
 
 /** Matches per page unless `limit` says otherwise (the public clients send 10 themselves). */
@@ -20,6 +20,8 @@ const OVERLAY_MAC_HEX = 32;
 export interface ApiCall {
   key: ApiKeyRow;
   params: Params;
+  /** Aborted when the caller disconnects; a download for it stops. */
+  signal?: AbortSignal;
 }
 
 /** Blocks are reported as `YYYY-MM-DD HH:MM:SS UTC` (specification 2.9). */
@@ -55,7 +57,7 @@ export class PublicApiService {
     private readonly queue: JobQueue,
     private readonly blobs: BlobStore,
     private readonly rateLimiter: RateLimiter,
-    private readonly options: { ratePerMinute: number; download: DownloadLimits },
+    private readonly options: { ratePerMinute: number; downloader: UrlDownloader },
   ) {}
 
   async imageCount(_call: ApiCall): Promise<number> {
@@ -122,7 +124,7 @@ export class PublicApiService {
     if (!active) throw quotaError(latest ? (latest.expire_date.getTime() <= Date.now() ? 'expired' : latest.start_date.getTime() > Date.now() ? 'not_started' : 'exhausted') : 'none', latest);
 
     const label = upload ? upload.filename || 'image_upload' : imageUrl!;
-    const data = upload ? upload.data : await this.download(imageUrl!);
+    const data = upload ? upload.data : await this.download(imageUrl!, call);
     const format = sniffFormat(data);
     if (!format || !PUBLIC_FORMATS.has(format)) {
       throw new ApiError(400, 'BAD_REQUEST', `${label}: Image cannot be identified; accepted formats are JPEG, PNG and GIF.`);
@@ -172,11 +174,12 @@ export class PublicApiService {
     return blobKey ? this.blobs.get(blobKey) : null;
   }
 
-  private async download(url: string): Promise<Buffer> {
+  /** Downloads counted per account, as the collection services' are; the spec's "connection error" for any failure. */
+  private async download(url: string, call: ApiCall): Promise<Buffer> {
     try {
-      return await downloadUrl(url, this.options.download);
+      return await this.options.downloader.download(url, { owner: call.key.account, signal: call.signal });
     } catch (error) {
-      if (error instanceof DownloadError) throw new ApiError(400, 'BAD_REQUEST', `${url}: Download failed (${error.message.replace(/^Failed to download file: /, '').replace(/\.$/, '')}).`);
+      if (error instanceof DownloadError) throw new ApiError(400, 'BAD_REQUEST', `${url}: Download failed (${error.reason ?? 'connection error'}).`);
       throw error;
     }
   }

@@ -11,6 +11,7 @@ import type { IncomingMessage } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { OperationOutcome, OperationTable, ServiceName } from '../services/operation';
 import { AuthThrottledError, BasicAuthService } from './basic-auth.service';
+import { watchClientGone } from './client-gone';
 import { BodyLimits, readParams } from './read-params';
 
 export interface HttpAnswer {
@@ -82,6 +83,7 @@ export class CollectionDispatcher {
       return { status, headers: { 'content-type': rendered.contentType, ...headers }, body: rendered.body, envelopeStatus: envelope.status };
     };
     const failure = (message: string) => ({ method: operation, status: 'fail' as const, error: [message], result: [], stats: {} });
+    const client = watchClientGone(req);
 
     try {
       const table = this.services[service as ServiceName];
@@ -98,6 +100,7 @@ export class CollectionDispatcher {
         account,
         params,
         timeoutMs: timeoutSeconds > 0 ? timeoutSeconds * 1000 : undefined,
+        signal: client.signal,
       });
       return answer(200, toEnvelope(operation, outcome));
     } catch (error) {
@@ -117,6 +120,8 @@ export class CollectionDispatcher {
       this.observe.log.error({ service, operation, err: error instanceof Error ? error.stack : String(error) }, 'request failed');
       const detail = error instanceof JobFailedError ? error.message : 'An internal error occurred; it has been logged.';
       return answer(500, failure(`Internal error: ${detail}`));
+    } finally {
+      client.release();
     }
   }
 }

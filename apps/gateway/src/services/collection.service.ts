@@ -6,7 +6,7 @@ import { performance } from 'node:perf_hooks';
 import { ImageInputs } from './image-inputs';
 import type { OperationContext, OperationOutcome } from './operation';
 import { releaseStaged } from './staging';
-import { deadlineOf, remaining } from './deadline';
+import { deadlineOf, downloadScope, remaining } from './deadline';
 
 /** Specification 8: paths per get_info / get_metadata (and, by the same reasoning, delete). */
 export const MAX_PATHS_PER_REQUEST = 10;
@@ -62,7 +62,7 @@ export class CollectionService {
 
   async add(ctx: OperationContext, policy: AddPolicy): Promise<OperationOutcome> {
     const deadline = deadlineOf(ctx);
-    const staged = await this.inputs.stage(ctx.params, deadline, policy.extras);
+    const staged = await this.inputs.stage(ctx.params, downloadScope(ctx, deadline), policy.extras);
     const stages = Object.fromEntries((policy.stageStats ?? []).map((name) => [name, 0]));
     const stats = { time_download: staged.timeDownload, time_resize: 0, ...stages, time_add: 0 };
     if (staged.items.length === 0) return { result: [], errors: staged.errors, status: 'fail', stats };

@@ -14,7 +14,7 @@ import {
 import { ImageInputs } from './image-inputs';
 import type { OperationContext, OperationOutcome, OperationTable } from './operation';
 import { releaseStaged } from './staging';
-import { deadlineOf, remaining } from './deadline';
+import { deadlineOf, downloadScope, remaining } from './deadline';
 import { readPathFilters } from './path-filters';
 
 /** Specification 4.2: results per search unless `limit` says otherwise. */
@@ -94,7 +94,7 @@ export class ColorOperations {
       sort_metadata: p.bool('sort_metadata'),
     };
     const deadline = deadlineOf(ctx);
-    const staged = hasImage || url !== undefined ? await this.inputs.stageQueryImages(p, { several: false, deadline }) : undefined;
+    const staged = hasImage || url !== undefined ? await this.inputs.stageQueryImages(p, { several: false, ...downloadScope(ctx, deadline) }) : undefined;
     const downloadStats: Stats = url !== undefined ? { time_download: staged?.timeDownload ?? 0 } : {};
     const stats = (r?: ColorSearchResult): Stats => ({
       total_results: r?.total_results ?? 0,
@@ -275,7 +275,7 @@ export class ColorOperations {
     fields: Omit<ColorImagesPayload, 'images' | 'ignore_background' | 'ignore_interior_background'> & Partial<ColorImagesPayload>,
   ): Promise<{ result?: ColorImagesResult; errors: string[]; downloadStats: Stats }> {
     const deadline = deadlineOf(ctx);
-    const staged = await this.inputs.stageQueryImages(ctx.params, { several: true, deadline });
+    const staged = await this.inputs.stageQueryImages(ctx.params, { several: true, ...downloadScope(ctx, deadline) });
     if (staged.images.length === 0 && staged.errors.length === 0) throw new ParamError('Please send an image: image, images[n], url or urls[n].');
     const downloadStats: Stats = staged.urls > 0 ? { time_download: staged.timeDownload } : {};
     if (staged.images.length === 0) return { errors: staged.errors, downloadStats };

@@ -2,8 +2,7 @@ import { ParamError, Params, seconds } from '@loupe/envelope';
 import { IngestItem, stagingKey } from '@loupe/jobs';
 import type { BlobStore } from '@loupe/storage';
 import { performance } from 'node:perf_hooks';
-import { downloadUrl, DownloadError, DownloadLimits } from '../inputs/url-fetcher';
-import { downloadBudget } from './deadline';
+import { DownloadError, DownloadScope, UrlDownloader } from '../inputs/url-fetcher';
 
 /** Specification 8: images or URLs per add/update request. */
 export const MAX_IMAGES_PER_REQUEST = 10;
@@ -44,7 +43,7 @@ function checkFilepath(filepath: string): string | null {
 export class ImageInputs {
   constructor(
     private readonly blobs: BlobStore,
-    private readonly download: DownloadLimits,
+    private readonly downloader: UrlDownloader,
   ) {}
 
   collect(params: Params): Candidate[] {
@@ -91,7 +90,7 @@ export class ImageInputs {
    * `extras` adds service fields to the item of the candidate at a position (uploads first, then URLs, the order of
    * `filepaths[n]`), e.g. the color service's `metadata[n]`.
    */
-  async stage(params: Params, deadline?: number, extras?: (position: number) => Partial<IngestItem>): Promise<StagedImages> {
+  async stage(params: Params, scope: DownloadScope, extras?: (position: number) => Partial<IngestItem>): Promise<StagedImages> {
     const candidates = this.collect(params);
     const staged: StagedImages = { items: [], errors: [], timeDownload: 0 };
     for (const [position, candidate] of candidates.entries()) {
@@ -100,7 +99,7 @@ export class ImageInputs {
         staged.errors.push(problem);
         continue;
       }
-      const data = candidate.url !== undefined ? await this.downloadInto(candidate.url, deadline, staged) : candidate.upload;
+      const data = candidate.url !== undefined ? await this.downloadInto(candidate.url, scope, staged) : candidate.upload;
       if (data === null) continue;
       if (!data || data.length === 0) {
         staged.errors.push(`${candidate.filepath}: The file is empty.`);
@@ -120,7 +119,7 @@ export class ImageInputs {
    */
   async stageQueryImages(
     params: Params,
-    options: { several: boolean; deadline?: number },
+    options: { several: boolean } & DownloadScope,
   ): Promise<{ images: Array<{ staged_key: string; label: string }>; errors: string[]; timeDownload: number; urls: number }> {
     const single = params.file('image');
     const uploads = [...(single ? [single] : []), ...(options.several ? params.files('images') : [])];
@@ -131,7 +130,7 @@ export class ImageInputs {
     }
     const staged = { items: [] as IngestItem[], errors: [] as string[], timeDownload: 0 };
     const sources: Array<{ label: string; data: Buffer | null }> = uploads.map((f, i) => ({ label: f.filename || (i === 0 ? 'image' : `images[${i}]`), data: f.data }));
-    for (const url of urls) sources.push({ label: url, data: await this.downloadInto(url, options.deadline, staged) });
+    for (const url of urls) sources.push({ label: url, data: await this.downloadInto(url, options, staged) });
     const images: Array<{ staged_key: string; label: string }> = [];
     for (const source of sources) {
       if (source.data === null) continue;
@@ -147,11 +146,10 @@ export class ImageInputs {
   }
 
   /** Downloads a URL input; on failure records a message naming the URL and returns null. */
-  private async downloadInto(url: string, deadline: number | undefined, staged: Omit<StagedImages, 'items'>): Promise<Buffer | null> {
+  private async downloadInto(url: string, scope: DownloadScope, staged: Omit<StagedImages, 'items'>): Promise<Buffer | null> {
     const started = performance.now();
     try {
-      const timeoutMs = downloadBudget(deadline, this.download.timeoutMs);
-      return await downloadUrl(url, { ...this.download, timeoutMs });
+      return await this.downloader.download(url, scope);
     } catch (error) {
       if (!(error instanceof DownloadError)) throw error;
       staged.errors.push(`${url}: ${error.message}`);

@@ -5,7 +5,7 @@ import { readGroup } from './collection.service';
 import type { OperationContext, OperationOutcome } from './operation';
 import { QueryInputs, StagedQuery } from './query-inputs';
 import { releaseStaged } from './staging';
-import { deadlineOf, remaining } from './deadline';
+import { deadlineOf, downloadScope, remaining } from './deadline';
 import { readPathFilters } from './path-filters';
 
 /** Search results per page unless `limit` says otherwise (specification 4.1). */
@@ -39,7 +39,7 @@ export class MatchingService {
       ...readPathFilters(params),
     };
     const deadline = deadlineOf(ctx);
-    const staged = await this.inputs.stage(params, '', deadline);
+    const staged = await this.inputs.stage(params, '', downloadScope(ctx, deadline));
     const payload: SearchPayload = {
       account_id: ctx.account.id,
       account: ctx.account.name,
@@ -74,10 +74,10 @@ export class MatchingService {
     const hasUrl = params.has('url1') || params.has('url2');
     if (hasUpload && hasUrl) throw new ParamError('Please send both images as uploads or both as URLs, not a mixture of the two.');
     const deadline = deadlineOf(ctx);
-    const first = await this.inputs.stage(params, '1', deadline);
+    const first = await this.inputs.stage(params, '1', downloadScope(ctx, deadline));
     let second: StagedQuery;
     try {
-      second = await this.inputs.stage(params, '2', deadline);
+      second = await this.inputs.stage(params, '2', downloadScope(ctx, deadline));
     } catch (error) {
       await this.inputs.discard(first);
       throw error;

@@ -11,6 +11,8 @@ export interface OperationContext {
   params: Params;
   /** Milliseconds left for queued work, from the `timeout` common parameter; undefined means no limit. */
   timeoutMs?: number;
+  /** Aborted when the caller disconnects before its answer is sent, so that work done only for it (downloads) stops. */
+  signal?: AbortSignal;
 }
 
 /** What an operation returns; the dispatcher adds `method` and `time_total` and renders it. */

@@ -2,8 +2,7 @@ import { ParamError, Params, seconds } from '@loupe/envelope';
 import { QuerySource, stagingKey } from '@loupe/jobs';
 import type { BlobStore } from '@loupe/storage';
 import { performance } from 'node:perf_hooks';
-import { downloadUrl, DownloadError, DownloadLimits } from '../inputs/url-fetcher';
-import { downloadBudget } from './deadline';
+import { DownloadError, DownloadScope, UrlDownloader } from '../inputs/url-fetcher';
 
 export interface StagedQuery {
   source: QuerySource;
@@ -20,10 +19,10 @@ export interface StagedQuery {
 export class QueryInputs {
   constructor(
     private readonly blobs: BlobStore,
-    private readonly download: DownloadLimits,
+    private readonly downloader: UrlDownloader,
   ) {}
 
-  async stage(params: Params, suffix = '', deadline?: number): Promise<StagedQuery> {
+  async stage(params: Params, suffix: string, scope: DownloadScope): Promise<StagedQuery> {
     const names = { image: `image${suffix}`, filepath: `filepath${suffix}`, url: `url${suffix}` };
     const upload = params.file(names.image);
     const filepath = params.string(names.filepath);
@@ -41,8 +40,7 @@ export class QueryInputs {
     const started = performance.now();
     let data: Buffer;
     try {
-      const timeoutMs = downloadBudget(deadline, this.download.timeoutMs);
-      data = await downloadUrl(url!, { ...this.download, timeoutMs });
+      data = await this.downloader.download(url!, scope);
     } catch (error) {
       if (error instanceof DownloadError) throw new ParamError(`${url}: ${error.message}`);
       throw error;

@@ -5,7 +5,7 @@ import {
 import type { JobQueue } from '@loupe/queue';
 import { CollectionService, readGroup } from './collection.service';
 import { ImageInputs } from './image-inputs';
-import { deadlineOf, remaining } from './deadline';
+import { deadlineOf, downloadScope, remaining } from './deadline';
 import { readPathFilters } from './path-filters';
 import { DEFAULT_SEARCH_LIMIT, MatchingService } from './matching.service';
 import type { OperationContext, OperationOutcome, OperationTable } from './operation';
@@ -62,7 +62,7 @@ export class WineOperations {
       ...readPathFilters(params),
     };
     const deadline = deadlineOf(ctx);
-    const staged = await this.queries.stage(params, '', deadline);
+    const staged = await this.queries.stage(params, '', downloadScope(ctx, deadline));
     const payload: WineSearchPayload = {
       account_id: ctx.account.id,
       account: ctx.account.name,
@@ -98,7 +98,7 @@ export class WineOperations {
   /** Specification 4.7 / 4.8: `image`, `images[n]`, `url` or `urls[n]`, at most 10; one item per readable label. */
   async extract(ctx: OperationContext, op: 'metadata' | 'text'): Promise<OperationOutcome> {
     const deadline = deadlineOf(ctx);
-    const staged = await this.images.stageQueryImages(ctx.params, { several: true, deadline });
+    const staged = await this.images.stageQueryImages(ctx.params, { several: true, ...downloadScope(ctx, deadline) });
     if (staged.images.length === 0 && staged.errors.length === 0) throw new ParamError('Please send an image: image, images[n], url or urls[n].');
     // Specification 2.2: extract_metadata reports time_download, extract_text does not.
     const download: Stats = op === 'metadata' ? { time_download: staged.timeDownload } : {};
