@@ -57,6 +57,8 @@ const MAX_IMAGES = 10;
 const MAX_PATHS = 10;
 const MAX_IMAGE_ID = 255;
 const MAX_FILEPATH = 1024;
+/** MAX_GLOB_LENGTH of @loupe/jobs: the longest name_filter or path_filter. */
+const MAX_GLOB_LENGTH = 1000;
 
 const GET_POST: OperationDoc['methods'] = ['get', 'post'];
 const POST: OperationDoc['methods'] = ['post'];
@@ -108,8 +110,8 @@ const page = (limit: number, what: string): ParamDoc[] => [
   q('limit', 'integer', `${what} to return (0 = all).`, { default: limit, minimum: 0 }),
 ];
 const filters: ParamDoc[] = [
-  q('name_filter', 'string', 'Shell-style glob on the file name (after the last `/`): `*`, `**`, `?`, `[a-z]`, `[!abc]`; case-sensitive, whole name.'),
-  q('path_filter', 'string', 'Shell-style glob on the folder part (before the last `/`, empty for top-level files), e.g. `catalog/2026/**`.'),
+  q('name_filter', 'string', 'Shell-style glob on the file name (after the last `/`): `*`, `**`, `?`, `[a-z]`, `[!abc]`; case-sensitive, whole name.', { maxLength: MAX_GLOB_LENGTH }),
+  q('path_filter', 'string', 'Shell-style glob on the folder part (before the last `/`, empty for top-level files), e.g. `catalog/2026/**`.', { maxLength: MAX_GLOB_LENGTH }),
 ];
 const flip = flag('check_horizontal_flip', 'Also find mirrored copies');
 const overlay = flag('generate_overlay', 'Render an overlay per match (`overlay/<id>.jpg`, fetched with the same Basic auth)');
