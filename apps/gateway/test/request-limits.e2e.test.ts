@@ -12,6 +12,8 @@ const SERVICES = ['mobile', 'match', 'color', 'wine'] as const;
 /** The body of the issue: a file part cut off before its closing boundary. */
 const CUT_BODY = Buffer.from('--xyz\r\nContent-Disposition: form-data; name="image_upload"; filename="a.jpg"\r\n\r\nabc');
 const CUT_TYPE = 'multipart/form-data; boundary=xyz';
+/** A close that comes at all comes at once; this only bounds the wait on a loaded machine. */
+const CLOSE_WAIT_MS = 5_000;
 
 async function post(url: string, body: Buffer, contentType: string, auth?: string): Promise<{ status: number; json: any }> {
   const res = await fetch(url, { method: 'POST', body, headers: { 'content-type': contentType, ...(auth ? { authorization: auth } : {}) } });
@@ -73,6 +75,32 @@ for (const mode of MODES) {
       const files = Array.from({ length: 150 }, (_, i) => ({ field: `images[${i}]`, data: tiny, filename: `${i}.jpg` }));
       const answer = await call(sys, 'mobile', 'add', { form: formWith(files) });
       expect(answer.json).toMatchObject({ status: 'fail', error: ['At most 100 files may be sent per request; 150 were sent.'] });
+    });
+
+    it('answers a body over the limit with 413 and closes the connection instead of reading the rest', async () => {
+      const head = (path: string) =>
+        `POST ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: ${AUTH}\r\nContent-Type: multipart/form-data; boundary=b\r\nContent-Length: ${200 * 1024 * 1024}\r\n\r\n`;
+      // The request timeout is 120 s here: a close within seconds is the 413's doing.
+      for (const path of ['/mobile/acme/rest/add/', '/api/rest/search/']) {
+        // A client that waits after the headers reads the 413 and its Connection: close, then the close.
+        const waiting = await rawConnection(sys.url);
+        waiting.socket.write(head(path));
+        const answered = await Promise.race([waiting.closed, new Promise<null>((r) => setTimeout(() => r(null), CLOSE_WAIT_MS))]);
+        waiting.socket.destroy();
+        expect(answered, `${path}: the server closed the connection`).not.toBeNull();
+        expect(answered!.received, path).toMatch(/^HTTP\/1\.1 413 /);
+        expect(answered!.received.toLowerCase(), path).toContain('connection: close');
+        // A client that keeps uploading is cut off as well, long before the request timeout (it may see a reset rather
+        // than the 413, as with any server that closes on unread data).
+        const pushing = await rawConnection(sys.url);
+        pushing.socket.write(head(path));
+        const stop = trickle(pushing.socket, Array.from({ length: 10_000 }, () => 'x'.repeat(16 * 1024)), 5);
+        const cut = await Promise.race([pushing.closed, new Promise<null>((r) => setTimeout(() => r(null), CLOSE_WAIT_MS))]);
+        stop();
+        pushing.socket.destroy();
+        expect(cut, `${path}: the server closed the uploading connection`).not.toBeNull();
+        expect(cut!.received, path).toMatch(/^(HTTP\/1\.1 413 |)/);
+      }
     });
 
     it('says the same thing in JSON and XML about an input with control characters', async () => {

@@ -76,7 +76,8 @@ export class ApiDispatcher {
       if (error instanceof JobFailedError && error.code && REFUSAL_NAMES[error.code]) return answer(400, [REFUSAL_NAMES[error.code], error.message], []);
       // No worker took the search within QUEUE_PICKUP_TIMEOUT_MS: the service is down for now, not the request wrong.
       if (error instanceof JobFailedError && error.code === QueueErrorCode.NoWorker) return answer(503, ['SERVICE_UNAVAILABLE', error.message], [], { 'retry-after': '30' });
-      if (error instanceof PayloadTooLargeError) return answer(413, ['REQUEST_TOO_LARGE', error.message], []);
+      // Closing the connection stops the client's upload at once; kept open, Node would read the rest and discard it.
+      if (error instanceof PayloadTooLargeError) return answer(413, ['REQUEST_TOO_LARGE', error.message], [], { connection: 'close' });
       this.log(`api/${operation} failed`, error);
       return answer(500, ['INTERNAL_ERROR', 'An internal error occurred; it has been logged.'], []);
     } finally {

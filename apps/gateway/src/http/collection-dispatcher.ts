@@ -116,7 +116,8 @@ export class CollectionDispatcher {
         return answer(401, failure(error.message), { 'www-authenticate': 'Basic realm="Loupe", charset="UTF-8"' });
       }
       if (error instanceof NotFoundError) return answer(404, failure(error.message));
-      if (error instanceof PayloadTooLargeError) return answer(413, failure(error.message));
+      // Closing the connection stops the client's upload at once; kept open, Node would read the rest and discard it.
+      if (error instanceof PayloadTooLargeError) return answer(413, failure(error.message), { connection: 'close' });
       this.observe.log.error({ service, operation, err: error instanceof Error ? error.stack : String(error) }, 'request failed');
       const detail = error instanceof JobFailedError ? error.message : 'An internal error occurred; it has been logged.';
       return answer(500, failure(`Internal error: ${detail}`));
