@@ -1,10 +1,11 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-/** One request the server saw: its path, an optional `tag` query value, and when its connection closed. */
+/** One request the server saw: its path, its `tag` and `n` query values, and when its connection closed. */
 export interface SeenRequest {
   path: string;
   tag: string;
+  n: string;
   openedAt: number;
   closedAt?: number;
 }
@@ -64,7 +65,7 @@ export class ImageServer {
   private answer(req: http.IncomingMessage, res: http.ServerResponse): void {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const tag = url.searchParams.get('tag') ?? '';
-    const seen: SeenRequest = { path: url.pathname, tag, openedAt: Date.now() };
+    const seen: SeenRequest = { path: url.pathname, tag, n: url.searchParams.get('n') ?? '', openedAt: Date.now() };
     this.seen.push(seen);
     const count = (this.open.get(tag) ?? 0) + 1;
     this.open.set(tag, count);
