@@ -198,5 +198,9 @@ describe('pathPredicate', () => {
   it('counts a character outside the basic plane as one character', () => {
     expect(pathPredicate({ name_filter: '?.jpg' })!('dir/😀.jpg')).toBe(true);
     expect(pathPredicate({ name_filter: '[😀é].jpg' })!('é.jpg')).toBe(true);
+    // And in a pattern whose states span two words.
+    expect(compileGlob('?'.repeat(40)).test('😀'.repeat(40))).toBe(true);
+    expect(compileGlob('?'.repeat(40)).test('😀'.repeat(39))).toBe(false);
+    expect(compileGlob('*é'.repeat(20)).test('xé'.repeat(20))).toBe(true);
   });
 });
