@@ -23,6 +23,7 @@ import { mailBoundary, multipartBody, pieces, rawRequest } from './raw-http';
 const TEAL = '1b8a8c';
 const ORANGE = 'f28c28';
 const WHITE = 'ffffff';
+const PURPLE = '6a2c91';
 const keys = (o: Record<string, unknown>) => Object.keys(o);
 
 const RIVEL: LabelSpec = {
@@ -87,6 +88,20 @@ for (const mode of MODES) {
         expect(res.json).toMatchObject({ status: 'ok', error: [] });
         expect((await call(sys, 'color', 'count')).json.result[0]).toBe(before);
         expect(await paletteOf('swatches/teal.png')).toEqual([ORANGE]);
+      });
+    });
+
+    describe('color_search without min_score', () => {
+      it('leaves out unrelated palettes (score below the default floor of 15), which min_score=0 still lists', async () => {
+        await call(sys, 'color', 'add', { form: formWith([{ field: 'image', data: await bandsPng([{ hex: PURPLE, percent: 100 }]), filename: 'p.png' }], { filepath: 'noise/purple.png' }) });
+        const teal = await call(sys, 'color', 'color_search', { query: { 'colors[0]': TEAL } });
+        expect(teal.json.status).toBe('ok');
+        const paths = teal.json.result.map((h: { filepath: string }) => h.filepath);
+        expect(paths).not.toContain('noise/purple.png');
+        expect(teal.json.result.every((h: { score: number }) => h.score >= 15)).toBe(true);
+        const everything = await call(sys, 'color', 'color_search', { query: { 'colors[0]': TEAL, min_score: '0' } });
+        const purple = everything.json.result.find((h: { filepath: string }) => h.filepath === 'noise/purple.png');
+        expect(purple.score).toBeLessThan(15);
       });
     });
 

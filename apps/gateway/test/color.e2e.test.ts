@@ -71,7 +71,8 @@ for (const mode of MODES) {
     });
 
     it('ranks the image mostly of the query blue first and scores the red image near 0', async () => {
-      const search = await post(sys, 'color_search', { 'colors[0]': BLUE, limit: '0' });
+      // min_score 0: every image, the unrelated red one too (the default floor would leave it out).
+      const search = await post(sys, 'color_search', { 'colors[0]': BLUE, limit: '0', min_score: '0' });
       expect(search.json.status).toBe('ok');
       const scores = Object.fromEntries(search.json.result.map((r: { filepath: string; score: number }) => [r.filepath, r.score]));
       expect(search.json.result[0].filepath).toBe('sea/blue.png');
@@ -95,7 +96,8 @@ for (const mode of MODES) {
       expect(min.json.stats.total_filtered_results).toBe(2);
       const page = await post(sys, 'color_search', { 'colors[0]': BLUE, offset: '1', limit: '1' });
       expect(page.json.result.map((r: { filepath: string }) => r.filepath)).toEqual(['sea/half.png']);
-      expect(page.json.stats).toMatchObject({ total_filtered_results: 4, total_returned_results: 1 });
+      // The default min_score (15) leaves out the red and green images, which hold no blue.
+      expect(page.json.stats).toMatchObject({ total_filtered_results: 2, total_returned_results: 1 });
     });
 
     it('searches by collection path, upload and URL, echoing the query image', async () => {

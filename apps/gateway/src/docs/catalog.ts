@@ -1,3 +1,4 @@
+import { DEFAULT_COLOR_MIN_SCORE } from '../services/color.service';
 import type { ServiceName } from '../services/operation';
 
 /**
@@ -243,7 +244,9 @@ export const CATALOG: ServiceCatalog = {
         q('return_metadata', 'string', 'Metadata keys to return with each hit (JSON or XML).'),
         flag('sort_metadata', 'Order hits by metadata score before color score'),
         ...background,
-        minScore,
+        q('min_score', 'number', `Leave out hits scoring below this (0-100). By default ${DEFAULT_COLOR_MIN_SCORE} for a search by image, path, URL or colors (unrelated palettes score below it; docs/benchmarks.md), 0 for metadata alone.`, {
+          default: DEFAULT_COLOR_MIN_SCORE, minimum: 0, maximum: 100,
+        }),
         ...page(10, 'Hits'),
         ...filters,
       ],
