@@ -472,7 +472,11 @@ describe('infra/k8s', () => {
   it('serves the gateway on PORT, behind a Service, with the documented probe paths', () => {
     expect(configMap.data.PORT).toBe(String(PORT));
     const [container] = gatewayDeployment.spec.template.spec.containers;
-    expect(container.ports).toEqual([{ name: 'http', containerPort: PORT, protocol: 'TCP' }]);
+    // Metrics have their own port (METRICS_PORT), which the Service must not publish.
+    expect(container.ports).toEqual([
+      { name: 'http', containerPort: PORT, protocol: 'TCP' },
+      { name: 'metrics', containerPort: Number(configMap.data.METRICS_PORT), protocol: 'TCP' },
+    ]);
     expect(container.livenessProbe?.httpGet).toEqual({ path: LIVE_PATH, port: 'http' });
     expect(container.readinessProbe?.httpGet).toEqual({ path: READY_PATH, port: 'http' });
     expect(container.startupProbe?.httpGet).toEqual({ path: LIVE_PATH, port: 'http' });
