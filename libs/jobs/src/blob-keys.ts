@@ -1,12 +1,16 @@
 import { createHash, randomUUID } from 'node:crypto';
 
 /**
- * Blob layout: `collections/<account>/<service>/<sha1(filepath)>/<uuid>/…`. A fresh uuid per stored version means a
- * crashed or replaced ingest never overwrites blobs that a committed row still points to.
+ * Blob layout: `collections/<account>/<service>/<sha1(filepath)>/<version>/…`. The version is the staging token of
+ * the upload the blobs were made from (`staging/<uuid>` gives `<uuid>`), so it is new for every stored version and a
+ * replaced ingest never overwrites blobs that a committed row still points to; and an ingest job that a dead worker
+ * left half done writes the same keys again when it is retried, instead of leaving the first attempt's blobs behind
+ * with no row pointing to them.
  */
-export function collectionBlobPrefix(account: string, service: string, filepath: string): string {
+export function collectionBlobPrefix(account: string, service: string, filepath: string, stagedKey: string): string {
   const pathHash = createHash('sha1').update(filepath).digest('hex');
-  return `collections/${account}/${service}/${pathHash}/${randomUUID()}`;
+  const version = stagedKey.startsWith(STAGING_PREFIX) ? stagedKey.slice(STAGING_PREFIX.length) : createHash('sha1').update(stagedKey).digest('hex');
+  return `collections/${account}/${service}/${pathHash}/${version}`;
 }
 
 /**

@@ -53,8 +53,9 @@ interface Prepared {
 /**
  * Adds images to a collection. Each image is decoded, validated, normalised and fingerprinted, its blobs written,
  * and then its row and features are committed in one transaction: a crash at any point leaves the collection with
- * the whole image or none of it (orphan blobs at worst). Re-running a job is safe: a row carrying the job's staging
- * token is recognised as already added.
+ * the whole image or none of it. Re-running a job is safe: a row carrying the job's staging token is recognised as
+ * already added, and blobs a crashed run wrote before its commit are written again under the same keys (or removed
+ * when the item ends without its row), so none is left behind without a row.
  */
 export class IngestService {
   constructor(
@@ -90,9 +91,19 @@ export class IngestService {
 
   /** Returns null when the image is in the collection afterwards, else the error message. */
   private async ingestOne(ref: CollectionRef, payload: IngestPayload, item: IngestItem, timing: IngestResult): Promise<string | null> {
+    // The keys follow from the staged upload, so every attempt at this item writes the same ones (see collectionBlobPrefix).
+    const prefix = collectionBlobPrefix(payload.account, payload.service, item.filepath, item.staged_key);
+    const keys = { original: `${prefix}/original`, normalized: `${prefix}/normalized.jpg` };
+    const forgetBlobs = () => Promise.all([this.blobs.delete(keys.original), this.blobs.delete(keys.normalized)]);
+
     const existing = (await this.images.findByPaths(ref, [item.filepath])).get(item.filepath);
     if (existing && existing.ingest_token === item.staged_key) return null;
-    if (existing && payload.on_existing === 'refuse') return alreadyExistsMessage(item.filepath);
+    if (existing && payload.on_existing === 'refuse') {
+      // An earlier attempt of this job, killed between writing the blobs and committing, may have left them; no row
+      // can point to them (the path belongs to another upload's row).
+      await forgetBlobs();
+      return alreadyExistsMessage(item.filepath);
+    }
 
     const data = await this.blobs.get(item.staged_key);
     if (data === null) return `${item.filepath}: The uploaded file could not be read back; please send it again.`;
@@ -108,11 +119,10 @@ export class IngestService {
     }
 
     addWatch.start();
-    const prefix = collectionBlobPrefix(payload.account, payload.service, item.filepath);
-    prepared.row.blob_key = `${prefix}/original`;
-    prepared.row.norm_blob_key = `${prefix}/normalized.jpg`;
-    await this.blobs.put(prepared.row.blob_key, data);
-    await this.blobs.put(prepared.row.norm_blob_key, prepared.normalizedJpeg);
+    prepared.row.blob_key = keys.original;
+    prepared.row.norm_blob_key = keys.normalized;
+    await this.blobs.put(keys.original, data);
+    await this.blobs.put(keys.normalized, prepared.normalizedJpeg);
     let replaced: string[] = [];
     try {
       replaced = await this.images.transaction(async (tx) => {
@@ -122,11 +132,19 @@ export class IngestService {
         return old.flatMap((r) => [r.blob_key, r.norm_blob_key]);
       });
     } catch (error) {
-      await Promise.all([this.blobs.delete(prepared.row.blob_key), this.blobs.delete(prepared.row.norm_blob_key)]);
-      if ((error as { code?: string }).code === UNIQUE_VIOLATION) return alreadyExistsMessage(item.filepath);
+      if ((error as { code?: string }).code === UNIQUE_VIOLATION) {
+        // Another run of this same job (BullMQ restarts a job whose worker stopped answering, which may yet be alive)
+        // committed this item first: the row is ours and points to these very blobs.
+        const winner = (await this.images.findByPaths(ref, [item.filepath])).get(item.filepath);
+        if (winner?.ingest_token === item.staged_key) return null;
+        await forgetBlobs();
+        return alreadyExistsMessage(item.filepath);
+      }
+      await forgetBlobs();
       throw error;
     }
-    await Promise.all(replaced.map((key) => this.blobs.delete(key)));
+    // A replaced row of another run of this job has the same keys as the new one: those blobs stay.
+    await Promise.all(replaced.filter((key) => key !== keys.original && key !== keys.normalized).map((key) => this.blobs.delete(key)));
     timing.time_add += addWatch.stop();
     timing.time_resize += resizeWatch.elapsed;
     return null;
