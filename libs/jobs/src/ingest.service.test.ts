@@ -41,7 +41,7 @@ describe('an ingest job retried after its worker died between writing the blobs 
     blobs = await openBlobStore({ dataDir: dir });
     const { rows } = await db.query<{ id: number }>(`INSERT INTO accounts (name) VALUES ('acme') RETURNING id`);
     const staged = stagingKey();
-    const image = await sharp({ create: { width: 320, height: 240, channels: 3, noise: { type: 'gaussian', mean: 128, sigma: 60 } } }).jpeg().toBuffer();
+    const image = await sharp({ create: { width: 320, height: 240, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 60 } } }).jpeg().toBuffer();
     await blobs.put(staged, image);
     payload = {
       account_id: rows[0].id,
