@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { JobsOptions, Queue, QueueEvents } from 'bullmq';
 import type { JobQueue, JobRequest, QueueCounts } from '../contracts';
 import { DEADLINE_REASON, raceSignal, startDeadline } from '../deadline';
@@ -69,7 +70,9 @@ export function createBullQueue(opts: {
     let slotOutlivesCall = false;
     try {
       const data: JobData = { payload: req.payload, group: req.group, requestId: req.requestId };
-      const job = await lane.queue.add(req.kind, data, JOB_OPTIONS);
+      // A random id, not BullMQ's counter: a Redis that restarts without its data starts the counter again, and a
+      // caller still waiting on job 5 would be answered with the outcome of the new job 5 (another call's image).
+      const job = await lane.queue.add(req.kind, data, { ...JOB_OPTIONS, jobId: randomUUID() });
       const watch = watchJob(job, lane, pickupTimeoutMs);
       const raced = await raceSignal(watch.ended, deadline.signal);
       if (raced.done) return unwrapOutcome(raced.value) as R;
