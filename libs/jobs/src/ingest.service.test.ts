@@ -98,3 +98,45 @@ describe('an ingest job retried after its worker died between writing the blobs 
     expect(await keysUnder(blobs, 'collections/')).toEqual([rows[0].blob_key, rows[0].norm_blob_key].sort());
   });
 });
+
+describe('an ingest whose database goes away in the middle of a batch', () => {
+  it('answers which images are in and which failed, instead of failing the whole call', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'loupe-ingest-'));
+    const db = await openDatabase({});
+    try {
+      await migrate(db, MIGRATIONS);
+      const blobs = await openBlobStore({ dataDir: dir });
+      const { rows } = await db.query<{ id: number }>(`INSERT INTO accounts (name) VALUES ('acme') RETURNING id`);
+      const image = await sharp({ create: { width: 320, height: 240, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 60 } } }).jpeg().toBuffer();
+      const items = [];
+      for (const filepath of ['a.jpg', 'b.jpg']) {
+        const staged_key = stagingKey();
+        await blobs.put(staged_key, image);
+        items.push({ filepath, image_id: null, staged_key });
+      }
+      const images = new ImageRepository(db);
+      let commits = 0;
+      images.transaction = async (fn) => {
+        if (++commits > 1) throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+        return db.transaction(fn);
+      };
+      const result = await new IngestService(images, blobs).ingest({
+        account_id: rows[0].id,
+        account: 'acme',
+        service: 'mobile',
+        items,
+        on_existing: 'refuse',
+        preferred_side: 320,
+      });
+      expect(result.added).toEqual(['a.jpg']);
+      expect(result.errors).toEqual(['b.jpg: The image could not be stored because of a server error; please send it again.']);
+      const { rows: stored } = await db.query<{ filepath: string }>('SELECT filepath FROM images');
+      expect(stored.map((r) => r.filepath)).toEqual(['a.jpg']);
+      // b's blobs went with its failed transaction; only a's remain.
+      expect(await keysUnder(blobs, 'collections/')).toHaveLength(2);
+    } finally {
+      await db.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

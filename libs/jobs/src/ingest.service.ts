@@ -15,6 +15,10 @@ export function alreadyExistsMessage(filepath: string): string {
   return `${filepath}: This file already exists in the image collection.`;
 }
 
+export function notStoredMessage(filepath: string): string {
+  return `${filepath}: The image could not be stored because of a server error; please send it again.`;
+}
+
 /**
  * What a service adds to the common ingest: `analyze` runs after the image is normalised and fingerprinted (outside
  * any transaction), `persist` runs inside the transaction that inserts the row, so its data commits with the image or
@@ -75,7 +79,16 @@ export class IngestService {
           continue;
         }
         seen.add(item.filepath);
-        const outcome = await this.ingestOne(ref, payload, item, result);
+        let outcome: string | null;
+        try {
+          outcome = await this.ingestOne(ref, payload, item, result);
+        } catch (error) {
+          // Once an image of the call is in, failing the whole call (e.g. the database went away mid-batch) would tell
+          // the caller nothing was added while some was: the answer names what failed instead. Before that, nothing
+          // changed and the job fails as a whole, with the error's detail in the worker's log.
+          if (result.added.length === 0) throw error;
+          outcome = notStoredMessage(item.filepath);
+        }
         if (outcome === null) result.added.push(item.filepath);
         else result.errors.push(outcome);
       } finally {

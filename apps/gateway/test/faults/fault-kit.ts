@@ -178,6 +178,23 @@ export function unclearCalls(calls: readonly AddCall[]): AddCall[] {
   );
 }
 
+/**
+ * Images present although their call was answered with a failure that says nothing was changed: the answer and the
+ * collection disagree, and a client that believed it would never learn its image is there.
+ */
+export function contradictedFailures(calls: readonly AddCall[], present: ReadonlySet<string>): string[] {
+  return calls
+    .filter((c) => c.envelopeStatus === 'fail' && c.errors.some((e) => /nothing was changed/i.test(e)))
+    .flatMap((c) => c.paths.filter((p) => present.has(`${c.account}/${p}`)).map((p) => `${c.account}/${p}: ${c.errors[0]}`));
+}
+
+/** Images of the calls that were answered with a failure, yet are in the collection: the answer said less than was done. */
+export function presentThoughFailed(calls: readonly AddCall[], present: ReadonlySet<string>): string[] {
+  return calls
+    .filter((c) => c.envelopeStatus === 'fail')
+    .flatMap((c) => c.paths.filter((p) => present.has(`${c.account}/${p}`)).map((p) => `${c.account}/${p}: ${c.errors[0]}`));
+}
+
 export interface StoreAudit {
   rows: number;
   /** Image rows without their features, without the search words a searchable image of a matching service needs, or without a blob. */

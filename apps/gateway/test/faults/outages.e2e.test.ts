@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MODES, startTestSystem, TestSystem } from '../harness';
 import { freePort, killHard, serversEnv, startApp, waitFor } from '../processes';
-import { AddLoad, addImages, auditStore, FAULT_ACCOUNTS, FAULT_ACCOUNTS_ENV, IngestJobs, sleep, unclearCalls } from './fault-kit';
+import { AddLoad, contradictedFailures, addImages, presentThoughFailed, auditStore, FAULT_ACCOUNTS, FAULT_ACCOUNTS_ENV, IngestJobs, sleep, unclearCalls } from './fault-kit';
 import { sceneJpeg } from '../images';
 import { OwnPostgres, OwnRedis } from './own-servers';
 
@@ -59,15 +59,17 @@ async function underOutage(name: string, sys: TestSystem, outage: () => Promise<
         halfRows: audit.halfRows.length,
         orphanBlobs: audit.orphanBlobs.length,
         stagedLeft: audit.stagedBlobs.length,
+        presentThoughFailed: presentThoughFailed([...load.calls, ...probes], audit.present).length,
       })}`,
     );
     expect(recoveredMs, `an add acknowledged within ${RECOVERY_BOUND_MS} ms of the server's return; probes: ${JSON.stringify(probes.slice(-3))}`).toBeDefined();
     expect(unclearCalls([...load.calls, ...probes]), 'every call ended with an envelope that says what happened').toEqual([]);
     expect(lost).toEqual([]);
+    expect(contradictedFailures([...load.calls, ...probes], audit.present)).toEqual([]);
     expect(unsearchable).toEqual([]);
     expect(audit.halfRows).toEqual([]);
     expect(audit.orphanBlobs).toEqual([]);
-    return { figures, audit };
+    return { figures, audit, calls: [...load.calls, ...probes] };
   } finally {
     await load.stop();
     await killHard(worker.child);
@@ -99,13 +101,15 @@ describe.skipIf(!real.enabled)('faults: Redis and Postgres go down in the middle
     try {
       await pg.start();
       sys = await startTestSystem('real', { RUN_WORKERS: 'false', ACCOUNTS: FAULT_ACCOUNTS_ENV, DATABASE_URL: pg.url });
-      const { audit } = await underOutage('postgres restart', sys, async () => {
+      const { audit, calls } = await underOutage('postgres restart', sys, async () => {
         await pg.crash();
         await sleep(OUTAGE_MS);
         await pg.start();
       });
       // Redis was not touched: every job ended on a worker, which deletes its staged uploads whatever the outcome.
       expect(audit.stagedBlobs).toEqual([]);
+      // Every job ran to its end on a living worker, so its answer can say exactly what it added.
+      expect(presentThoughFailed(calls, audit.present)).toEqual([]);
     } finally {
       await sys?.destroy();
       await pg.destroy();

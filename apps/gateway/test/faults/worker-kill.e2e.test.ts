@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MODES, startTestSystem } from '../harness';
 import { killHard, serversEnv, startApp, waitFor } from '../processes';
-import { AddLoad, auditStore, FAULT_ACCOUNTS, FAULT_ACCOUNTS_ENV, IngestJobs, RecoveryWatch, sleep, unclearCalls } from './fault-kit';
+import { AddLoad, contradictedFailures, auditStore, FAULT_ACCOUNTS, FAULT_ACCOUNTS_ENV, IngestJobs, RecoveryWatch, sleep, unclearCalls } from './fault-kit';
 
 const real = MODES.find((m) => m.name === 'real')!;
 if (!real.enabled) console.warn(`worker-kill fault suite skipped: ${real.skipReason}`);
@@ -79,6 +79,7 @@ describe.skipIf(!real.enabled)('faults: worker processes killed with SIGKILL in 
       expect(figures.acknowledged, 'the load made progress between the kills').toBeGreaterThan(ROUNDS);
       expect(unclearCalls(load.calls), 'every call ended with an envelope that says what happened').toEqual([]);
       expect(lost).toEqual([]);
+      expect(contradictedFailures(load.calls, audit.present)).toEqual([]);
       expect(unsearchable).toEqual([]);
       expect(audit.halfRows).toEqual([]);
       expect(audit.orphanBlobs).toEqual([]);
