@@ -30,6 +30,19 @@ export function linearRgbToOklab(r: number, g: number, b: number): Oklab {
   ];
 }
 
+/** srgbToOklab written into out[offset..offset+2], for per-pixel loops that cannot afford an array per pixel. */
+export function srgbToOklabInto(r: number, g: number, b: number, out: Float32Array, offset: number): void {
+  const lr = SRGB_TO_LINEAR[r];
+  const lg = SRGB_TO_LINEAR[g];
+  const lb = SRGB_TO_LINEAR[b];
+  const l = Math.cbrt(0.4122214708 * lr + 0.5363325363 * lg + 0.0514459929 * lb);
+  const m = Math.cbrt(0.2119034982 * lr + 0.6806995451 * lg + 0.1073969566 * lb);
+  const s = Math.cbrt(0.0883024619 * lr + 0.2817188376 * lg + 0.6299787005 * lb);
+  out[offset] = 0.2104542553 * l + 0.793617785 * m - 0.0040720468 * s;
+  out[offset + 1] = 1.9779984951 * l - 2.428592205 * m + 0.4505937099 * s;
+  out[offset + 2] = 0.0259040371 * l + 0.7827717662 * m - 0.808675766 * s;
+}
+
 export function srgbToOklab(r: number, g: number, b: number): Oklab {
   return linearRgbToOklab(SRGB_TO_LINEAR[r], SRGB_TO_LINEAR[g], SRGB_TO_LINEAR[b]);
 }

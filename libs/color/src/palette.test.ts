@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseColor } from './color-format';
 import { deltaE } from './oklab';
 import { extractPalette } from './palette';
+import sharp from 'sharp';
 import { addNoise, renderSvg, svgDoc } from './test-support/render';
 import {
   LOGO_ON_WHITE_SVG,
@@ -91,7 +92,8 @@ describe('palette extraction', () => {
     const img = await renderSvg(svgDoc(600, 400, body));
     expect(extractPalette(img, { targetColors: 2 }).length).toBeLessThanOrEqual(2);
     expect(extractPalette(img, { targetColors: 50 })).toHaveLength(10);
-    expect(extractPalette(img).length).toBeLessThanOrEqual(8);
+    // Twelve distinct flat hues are more than the effective maximum: the default palette is as fine as that allows.
+    expect(extractPalette(img)).toHaveLength(10);
   });
 
   it('gives the same palette for the same image every time', async () => {
@@ -114,5 +116,84 @@ describe('palette extraction', () => {
     const img = await renderSvg(svgDoc(100, 100, '<rect width="100" height="100" fill="#ffffff"/>'));
     expect(extractPalette(img)).toEqual([{ rgb: [255, 255, 255], weight: 100, class: 'white' }]);
     expect(extractPalette(img, { ignoreBackground: true })).toEqual([]);
+  });
+
+  describe('distinct flat colors (issue 16)', () => {
+    // The issue's swatch grid: the first five swatches of the flat UI palette, 100×100 each, and a sixth swatch of
+    // white. #1abc9c, #16a085 and #27ae60 are 7.5-8.1 apart and used to come back merged into #1dae81, a color
+    // that is in no pixel of the image.
+    const FLAT_UI_5 = ['1abc9c', '16a085', '2ecc71', '27ae60', '3498db'];
+    const FLAT_UI_10 = [...FLAT_UI_5, '9b59b6', '34495e', 'f1c40f', 'e67e22', 'e74c3c'];
+
+    /** Swatches of 100×100 px in rows of `perRow`, every swatch one flat color. */
+    function swatchGrid(hexes: readonly string[], perRow: number): string {
+      const rows = Math.ceil(hexes.length / perRow);
+      const body = hexes.map((h, i) => `<rect x="${(i % perRow) * 100}" y="${Math.floor(i / perRow) * 100}" width="100" height="100" fill="#${h}"/>`);
+      return svgDoc(perRow * 100, rows * 100, body.join(''));
+    }
+
+    /** Every swatch is one entry at its own color (ΔE < 1) and area (±1 point); no entry is a color no swatch has. */
+    function expectSwatches(palette: PaletteEntry[], hexes: readonly string[], maxDistance = 1) {
+      expectWellFormed(palette);
+      expect(palette).toHaveLength(hexes.length);
+      const rows = compare(palette, hexes.map((h) => [h, 100 / hexes.length] as const));
+      for (const r of rows) {
+        expect(r.distance, r.hex).toBeLessThan(maxDistance);
+        expect(r.weightError, r.hex).toBeLessThanOrEqual(1);
+      }
+      for (const e of palette) {
+        const nearest = Math.min(...hexes.map((h) => deltaE(e.rgb, parseColor(h).rgb)));
+        expect(nearest, `entry ${e.rgb} is no swatch's color`).toBeLessThan(maxDistance);
+      }
+    }
+
+    it('returns the five flat UI swatches and white as six entries at their own colors and areas', async () => {
+      const hexes = [...FLAT_UI_5, 'ffffff'];
+      expectSwatches(extractPalette(await renderSvg(swatchGrid(hexes, 6))), hexes);
+    });
+
+    it('returns ten flat UI swatches as ten entries', async () => {
+      expectSwatches(extractPalette(await renderSvg(swatchGrid(FLAT_UI_10, 5))), FLAT_UI_10);
+    });
+
+    it('keeps two swatches ΔE_OK 3 apart distinct, and ten when the grid holds more than ten', async () => {
+      // #3498db and a blue ΔE_OK 3.06 from it.
+      const pair = ['3498db', '2c8ed1'];
+      expect(deltaE(parseColor(pair[0]).rgb, parseColor(pair[1]).rgb)).toBeGreaterThan(3);
+      expectSwatches(extractPalette(await renderSvg(swatchGrid(pair, 2))), pair);
+      const twelve = [...FLAT_UI_10, '95a5a6', 'ecf0f1'];
+      expect(extractPalette(await renderSvg(swatchGrid(twelve, 6)))).toHaveLength(10);
+    });
+
+    it('keeps the close flat UI greens apart under ±12 levels of noise, at their region colors', async () => {
+      // Light grey instead of white: noise on white is clipped at 255, so its region's own color is not #ffffff.
+      const hexes = [...FLAT_UI_5, 'ecf0f1'];
+      expectSwatches(extractPalette(addNoise(await renderSvg(swatchGrid(hexes, 3)), 12, 5)), hexes);
+    });
+
+    it('keeps them apart through JPEG at quality 60', async () => {
+      const hexes = [...FLAT_UI_5, 'ffffff'];
+      const png = await renderSvg(swatchGrid(hexes, 3));
+      const jpeg = await sharp(png.data, { raw: { width: png.width, height: png.height, channels: 3 } }).jpeg({ quality: 60 }).toBuffer();
+      const { data, info } = await sharp(jpeg).raw().toBuffer({ resolveWithObject: true });
+      const img = { data: new Uint8Array(data), width: info.width, height: info.height };
+      expectSwatches(extractPalette(img), hexes, 1.5);
+    });
+
+    it('still gives one color for a softly shaded patch with grain', async () => {
+      const img = applyPhotoTexture(await renderSvg(svgDoc(600, 400, '<rect width="600" height="400" fill="#2e7d32"/>')), 4);
+      const palette = extractPalette(img);
+      expect(palette).toHaveLength(1);
+      expect(deltaE(palette[0].rgb, parseColor('2e7d32').rgb)).toBeLessThan(3);
+    });
+
+    it('gives a photo-like image of ten painted patches ten colors by default', async () => {
+      const hexes = ['c62828', 'fbc02d', '2e7d32', '1f4e9c', '5d4037', 'f5f5f5', '212121', '8e24aa', 'ef6c00', '00acc1'];
+      const body = hexes.map((h, i) => `<rect x="${(i % 5) * 120}" y="${Math.floor(i / 5) * 200}" width="120" height="200" fill="#${h}"/>`);
+      const palette = extractPalette(applyPhotoTexture(await renderSvg(svgDoc(600, 400, body.join(''))), 6));
+      expect(palette).toHaveLength(10);
+      const rows = compare(palette, hexes.map((h) => [h, 10] as const));
+      for (const r of rows) expect(r.distance, r.hex).toBeLessThan(5);
+    });
   });
 });

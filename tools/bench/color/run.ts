@@ -10,8 +10,17 @@
  *    (10 palettes per query built from the query colors with jitter, among 10k random palettes).
  * 3. Score spread behind the default min_score of color_search: every hit's score, for planted answers, for palettes
  *    with no color near the query's, and for palettes sharing a one-color query's color on a quarter of their area.
+ * 4. Distinct colors (issue 16): grids of 2-20 swatches of public design palettes (flat UI, Material, Tailwind, CSS
+ *    named colors; every pair ≥ ΔE_OK 3 apart, every swatch ≥ 1 % of the image, areas known), clean, JPEG q60, ±12
+ *    levels of noise, and both; distinct-color recall, false splits, blended colors, weight and color error.
+ * 5. Photos: the real photographs found in node_modules' test fixtures; colors returned, colors that are in no pixel,
+ *    and how far the pixels are from their nearest palette color.
+ *
+ * Options: `--skip-search` leaves out 2 and 3 (they do not depend on palette extraction). With
+ * COLOR_BENCH_BEFORE=<path to an older libs/color/src/palette.ts> that version runs side by side as "Loupe before".
  */
 import { classifyColor, deltaE, extractPalette, parseColor, Rgb } from '@loupe/color';
+import { oklabToRgb, rgbToOklab } from '@loupe/color/src/oklab';
 import type { RgbImage } from '@loupe/imaging';
 import { extractColorsFromImageData } from 'extract-colors';
 import { Vibrant } from 'node-vibrant/node';
@@ -24,6 +33,9 @@ import { DEFAULT_COLOR_MIN_SCORE } from '../../../apps/gateway/src/services/colo
 import { performance } from 'node:perf_hooks';
 import sharp from 'sharp';
 import { seededRandom as random } from '@loupe/fingerprint';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { DESIGN_PALETTES } from './design-palettes';
 
 const IMAGES = 200;
 const PALETTES = 10_000;
@@ -115,6 +127,14 @@ const EXTRACTORS: Extractor[] = [
   },
 ];
 
+/** The extractor of COLOR_BENCH_BEFORE, if given: an older libs/color for before/after figures in the same run. */
+async function beforeExtractor(): Promise<Extractor | undefined> {
+  const file = process.env.COLOR_BENCH_BEFORE;
+  if (!file) return undefined;
+  const old = (await import(path.resolve(file))) as { extractPalette: typeof extractPalette };
+  return { name: 'Loupe before (8 clusters, merge < ΔE 8)', extract: async (_jpeg, img) => old.extractPalette(img) };
+}
+
 interface Accuracy {
   name: string;
   mae: number;
@@ -124,7 +144,7 @@ interface Accuracy {
 }
 
 /** Every extractor on the same images: weight error per band and whether the color nearest each band is named right. */
-async function paletteAccuracy(): Promise<Accuracy[]> {
+async function paletteAccuracy(EXTRACTORS: readonly Extractor[]): Promise<Accuracy[]> {
   const rand = random(1);
   const totals = EXTRACTORS.map((e) => ({ name: e.name, errorSum: 0, classHits: 0, bands: 0, ms: 0 }));
   for (let i = 0; i < IMAGES; i++) {
@@ -267,13 +287,275 @@ function percentile(values: number[], p: number): number {
   return sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 }
 
+
+/** Swatch images per variant; sizes 2-10 (all must come back) and 11-20 (more than the effective maximum of 10). */
+const GRID_IMAGES = 64;
+/** Smallest ΔE_OK between two swatches of one grid: the issue's "distinct" (two blues of one brand). */
+const MIN_SWATCH_DELTA_E = 3;
+/** A swatch is recalled when a palette color within this ΔE_OK of the swatch's own color is nearest to it. */
+const RECALL_DELTA_E = 1;
+/** A palette color farther than this ΔE_OK from every swatch is a color no swatch has (a blend or a fringe). */
+const BLEND_DELTA_E = 2;
+const GRID_W = 600;
+const GRID_H = 400;
+
+interface Swatch {
+  hex: string;
+  /** Rectangle in pixels. */
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+  percent: number;
+}
+
+/** 2-20 swatches of one palette, pairwise ≥ ΔE_OK 3 apart, in rows of random widths (every swatch ≥ 1.5 % of the image). */
+function swatchGrid(rand: () => number, palette: readonly string[], count: number): Swatch[] {
+  const chosen: string[] = [];
+  const pool = [...palette];
+  while (chosen.length < count && pool.length > 0) {
+    const hex = pool.splice(Math.floor(rand() * pool.length), 1)[0];
+    const rgb = parseColor(hex).rgb;
+    if (chosen.every((c) => deltaE(parseColor(c).rgb, rgb) >= MIN_SWATCH_DELTA_E)) chosen.push(hex);
+  }
+  const rows = Math.ceil(chosen.length / 5);
+  const swatches: Swatch[] = [];
+  let next = 0;
+  for (let r = 0; r < rows; r++) {
+    const y = Math.round((r * GRID_H) / rows);
+    const h = Math.round(((r + 1) * GRID_H) / rows) - y;
+    const inRow = Math.ceil((chosen.length - next) / (rows - r));
+    const minW = 40;
+    const cuts = Array.from({ length: inRow }, () => 0.2 + rand());
+    const total = cuts.reduce((a, b) => a + b, 0);
+    const widths = cuts.map((c) => minW + Math.floor((c / total) * (GRID_W - minW * inRow)));
+    widths[inRow - 1] += GRID_W - widths.reduce((a, b) => a + b, 0);
+    let x = 0;
+    for (let i = 0; i < inRow; i++) {
+      swatches.push({ hex: chosen[next++], x, y, w: widths[i], h, percent: (100 * widths[i] * h) / (GRID_W * GRID_H) });
+      x += widths[i];
+    }
+  }
+  return swatches;
+}
+
+const VARIANTS = ['clean', 'JPEG q60', 'noise ±12', 'noise ±12 + JPEG q60'] as const;
+type Variant = (typeof VARIANTS)[number];
+
+/** The grid's pixels in a variant, and the bytes a decoder-based library reads (PNG for clean and noise, else JPEG). */
+async function renderGrid(swatches: readonly Swatch[], variant: Variant, rand: () => number): Promise<{ img: RgbImage; bytes: Buffer }> {
+  const data = Buffer.alloc(GRID_W * GRID_H * 3);
+  const noise = variant.startsWith('noise') ? 12 : 0;
+  for (const s of swatches) {
+    const rgb = parseColor(s.hex).rgb;
+    for (let y = s.y; y < s.y + s.h; y++) {
+      for (let x = s.x; x < s.x + s.w; x++) {
+        for (let c = 0; c < 3; c++) {
+          const v = rgb[c] + (noise ? Math.round((rand() * 2 - 1) * noise) : 0);
+          data[(y * GRID_W + x) * 3 + c] = Math.max(0, Math.min(255, v));
+        }
+      }
+    }
+  }
+  const raw = sharp(data, { raw: { width: GRID_W, height: GRID_H, channels: 3 } });
+  const bytes = variant.includes('JPEG') ? await raw.jpeg({ quality: 60 }).toBuffer() : await raw.png().toBuffer();
+  const decoded = await sharp(bytes).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  return { img: { data: new Uint8Array(decoded.data), width: decoded.info.width, height: decoded.info.height }, bytes };
+}
+
+/**
+ * A swatch's own color in the rendered image: the mean of its pixels (OKLab) away from its edges (JPEG ringing), so
+ * noise clipped at 0 or 255 and JPEG's color shift count as the swatch's color, which is what a palette can report.
+ */
+function swatchColor(img: RgbImage, s: Swatch): Rgb {
+  const m = Math.min(4, Math.floor(Math.min(s.w, s.h) / 4));
+  const sum = [0, 0, 0];
+  let n = 0;
+  for (let y = s.y + m; y < s.y + s.h - m; y++) {
+    for (let x = s.x + m; x < s.x + s.w - m; x++) {
+      const lab = rgbToOklab([img.data[(y * img.width + x) * 3], img.data[(y * img.width + x) * 3 + 1], img.data[(y * img.width + x) * 3 + 2]]);
+      for (let c = 0; c < 3; c++) sum[c] += lab[c];
+      n++;
+    }
+  }
+  return oklabToRgb([sum[0] / n, sum[1] / n, sum[2] / n]);
+}
+
+interface GridScore {
+  name: string;
+  variant: Variant;
+  swatches: number;
+  recalled: number;
+  falseSplits: number;
+  blended: number;
+  images: number;
+  weightErrorSum: number;
+  colorErrorSum: number;
+  /** Images of 11-20 swatches: colors returned and the distance of each swatch to its nearest color. */
+  largeImages: number;
+  largeColors: number;
+  largeSwatches: number;
+  largeColorErrorSum: number;
+  ms: number;
+}
+
+async function designPaletteBenchmark(extractors: readonly Extractor[]): Promise<GridScore[]> {
+  const scores: GridScore[] = [];
+  const names = Object.keys(DESIGN_PALETTES);
+  for (const variant of VARIANTS) {
+    const rand = random(16);
+    const rows = extractors.map((e) => ({
+      name: e.name, variant, swatches: 0, recalled: 0, falseSplits: 0, blended: 0, images: 0, weightErrorSum: 0, colorErrorSum: 0,
+      largeImages: 0, largeColors: 0, largeSwatches: 0, largeColorErrorSum: 0, ms: 0,
+    }));
+    for (let i = 0; i < GRID_IMAGES; i++) {
+      const palette = DESIGN_PALETTES[names[i % names.length]];
+      const count = i % 3 === 2 ? 11 + Math.floor(rand() * 10) : 2 + Math.floor(rand() * 9);
+      const swatches = swatchGrid(rand, palette, count);
+      const { img, bytes } = await renderGrid(swatches, variant, rand);
+      const own = swatches.map((s) => swatchColor(img, s));
+      for (const [e, extractor] of extractors.entries()) {
+        const started = performance.now();
+        const colors = await extractor.extract(bytes, img);
+        rows[e].ms += performance.now() - started;
+        const r = rows[e];
+        const nearestSwatch = colors.map((c) => {
+          let best = 0;
+          for (let k = 1; k < own.length; k++) if (deltaE(c.rgb, own[k]) < deltaE(c.rgb, own[best])) best = k;
+          return best;
+        });
+        const colorError = own.map((o) => Math.min(...colors.map((c) => deltaE(c.rgb, o))));
+        if (swatches.length > 10) {
+          r.largeImages++;
+          r.largeColors += colors.length;
+          r.largeSwatches += swatches.length;
+          r.largeColorErrorSum += colorError.reduce((a, b) => a + b, 0);
+          continue;
+        }
+        r.images++;
+        r.swatches += swatches.length;
+        swatches.forEach((s, k) => {
+          const mine = colors.filter((_, c) => nearestSwatch[c] === k);
+          if (mine.some((c) => deltaE(c.rgb, own[k]) <= RECALL_DELTA_E)) r.recalled++;
+          r.falseSplits += Math.max(0, mine.length - 1);
+          r.weightErrorSum += Math.abs(s.percent - mine.reduce((sum, c) => sum + c.weight, 0));
+          r.colorErrorSum += colorError[k];
+        });
+        r.blended += colors.filter((c, k) => deltaE(c.rgb, own[nearestSwatch[k]]) > BLEND_DELTA_E).length;
+      }
+    }
+    scores.push(...rows);
+  }
+  return scores;
+}
+
+/** Real photographs shipped as test fixtures of installed packages (the machine has no photo set of its own). */
+const PHOTO_FILES = [
+  'node_modules/gifwrap/test/fixtures/pelagrina.jpg',
+  'node_modules/gifwrap/test/fixtures/hairstreak.jpg',
+  'node_modules/gifwrap/test/fixtures/lenna.png',
+  'node_modules/gifwrap/test/fixtures/penguins.png',
+  'node_modules/exif-parser/test/starfish.jpg',
+  'node_modules/@jimp/png/test/images/dice.png',
+];
+
+interface PhotoScore {
+  name: string;
+  photos: number;
+  colors: number[];
+  notInImage: number;
+  pixelErrorSum: number;
+  ms: number;
+}
+
+/** How fine each library's palette of a photo is: colors, colors in no pixel, mean ΔE of a pixel to its nearest color. */
+async function photoBenchmark(extractors: readonly Extractor[]): Promise<{ scores: PhotoScore[]; files: string[] }> {
+  const files = PHOTO_FILES.filter((f) => existsSync(f));
+  const scores = extractors.map((e) => ({ name: e.name, photos: 0, colors: [] as number[], notInImage: 0, pixelErrorSum: 0, ms: 0 }));
+  for (const file of files) {
+    const bytes = readFileSync(file);
+    const jpeg = await sharp(bytes).flatten({ background: '#ffffff' }).jpeg({ quality: 92 }).toBuffer();
+    const img = await normalizeImage(jpeg, { preferredSide: 600 });
+    // Distinct pixel colors, in OKLab, for "is this color in the image" and the pixel error.
+    const counts = new Map<number, number>();
+    for (let p = 0; p < img.width * img.height; p++) {
+      const key = (img.data[3 * p] << 16) | (img.data[3 * p + 1] << 8) | img.data[3 * p + 2];
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+    }
+    const distinct = [...counts.entries()].map(([key, n]) => ({ rgb: [key >> 16, (key >> 8) & 255, key & 255] as Rgb, n }));
+    for (const [e, extractor] of extractors.entries()) {
+      const started = performance.now();
+      const colors = await extractor.extract(jpeg, img);
+      scores[e].ms += performance.now() - started;
+      scores[e].photos++;
+      scores[e].colors.push(colors.length);
+      const labs = colors.map((c) => rgbToOklab(c.rgb));
+      const nearestPixel = labs.map(() => Infinity);
+      let err = 0;
+      let total = 0;
+      for (const d of distinct) {
+        const lab = rgbToOklab(d.rgb);
+        let best = Infinity;
+        labs.forEach((c, k) => {
+          const dist = 100 * Math.hypot(c[0] - lab[0], c[1] - lab[1], c[2] - lab[2]);
+          best = Math.min(best, dist);
+          nearestPixel[k] = Math.min(nearestPixel[k], dist);
+        });
+        err += best * d.n;
+        total += d.n;
+      }
+      scores[e].pixelErrorSum += err / total;
+      scores[e].notInImage += nearestPixel.filter((d) => d > BLEND_DELTA_E).length;
+    }
+  }
+  return { scores, files };
+}
+
+function printDesignPalettes(scores: readonly GridScore[]): void {
+  console.log(`\ndistinct colors: ${GRID_IMAGES} swatch grids per variant (600×400; palettes ${Object.keys(DESIGN_PALETTES).join(', ')}), swatches ≥ ΔE_OK ${MIN_SWATCH_DELTA_E} apart`);
+  console.log(`| variant | extractor | recall (2-10 swatches, ΔE ≤ ${RECALL_DELTA_E}) | false splits / image | blended colors / image (> ΔE ${BLEND_DELTA_E} from every swatch) | weight error (points) | color error (ΔE) | 11-20 swatches: colors returned, color error | ms per image |`);
+  console.log('|---|---|---|---|---|---|---|---|---|');
+  for (const r of scores) {
+    console.log(
+      `| ${r.variant} | ${r.name} | ${((100 * r.recalled) / r.swatches).toFixed(1)} % (${r.recalled}/${r.swatches}) | ${(r.falseSplits / r.images).toFixed(2)} | ` +
+        `${(r.blended / r.images).toFixed(2)} | ${(r.weightErrorSum / r.swatches).toFixed(2)} | ${(r.colorErrorSum / r.swatches).toFixed(2)} | ` +
+        `${(r.largeColors / r.largeImages).toFixed(1)}, ${(r.largeColorErrorSum / r.largeSwatches).toFixed(2)} | ${(r.ms / (r.images + r.largeImages)).toFixed(1)} |`,
+    );
+  }
+}
+
+function printPhotos(result: { scores: PhotoScore[]; files: string[] }): void {
+  console.log(`\nphotos (${result.files.length}: ${result.files.map((f) => path.basename(f)).join(', ')}), normalised to 600 px`);
+  console.log('| extractor | colors per photo | colors in no pixel (> ΔE 2 from every pixel) | mean ΔE of a pixel to its nearest color | ms per photo |');
+  console.log('|---|---|---|---|---|');
+  for (const s of result.scores) {
+    console.log(`| ${s.name} | ${s.colors.join(', ')} | ${s.notInImage} | ${(s.pixelErrorSum / s.photos).toFixed(2)} | ${(s.ms / s.photos).toFixed(1)} |`);
+  }
+}
+
 async function main(): Promise<void> {
-  const results = await paletteAccuracy();
+  const before = await beforeExtractor();
+  const extractors = before ? [EXTRACTORS[0], before, ...EXTRACTORS.slice(1)] : EXTRACTORS;
+  const results = await paletteAccuracy(extractors);
   console.log(`palette accuracy: ${IMAGES} noisy JPEGs, ${results[0].bands} bands of known area, side by side in one run`);
   console.log('| extractor | mean abs. weight error (points) | class accuracy | ms per image (decode + resize + extract) |');
   console.log('|---|---|---|---|');
   for (const r of results) console.log(`| ${r.name} | ${r.mae.toFixed(2)} | ${r.classAccuracy.toFixed(1)} % | ${r.msPerImage.toFixed(1)} |`);
   const ours = results[0];
+  const grids = await designPaletteBenchmark(extractors);
+  printDesignPalettes(grids);
+  printPhotos(await photoBenchmark(extractors));
+  const mine = grids.filter((g) => g.name === ours.name);
+  const recall = (100 * mine.reduce((s, g) => s + g.recalled, 0)) / mine.reduce((s, g) => s + g.swatches, 0);
+  const blended = mine.reduce((s, g) => s + g.blended, 0);
+  const weightError = Math.max(...mine.map((g) => g.weightErrorSum / g.swatches));
+  const distinctPass = recall >= 98 && blended === 0 && weightError <= 1;
+  console.log(
+    `distinct colors, Loupe over all variants: recall ${recall.toFixed(1)} %, ${blended} blended colors, worst weight error ${weightError.toFixed(2)} points ` +
+      (distinctPass ? '(targets met: recall ≥ 98 %, 0 blended, ≤ 1 point)' : '(TARGETS MISSED: recall ≥ 98 %, 0 blended, ≤ 1 point)'),
+  );
+  if (!distinctPass) process.exitCode = 1;
+  if (process.argv.includes('--skip-search')) return;
   const search = await searchBenchmark();
   console.log(`color_search over ${PALETTES} palettes: p50 ${search.p50.toFixed(1)} ms, p95 ${search.p95.toFixed(1)} ms (first search, loading the cache: ${search.cold.toFixed(0)} ms); precision@10 ${search.precision.toFixed(1)} %`);
   const { planted, unrelated, sharing } = search.scores;

@@ -1,0 +1,260 @@
+import { srgbToOklabInto, type Oklab } from './oklab';
+import type { RgbImage } from './types';
+
+/**
+ * Radius of the box filter that measures a pixel's neighbourhood color (a 7×7 window). Averaging 49 pixels cuts
+ * uniform ±16-level noise to about ΔE_OK 0.5, well under FLAT_TOLERANCE, while an edge between two regions is
+ * blurred over only 3 pixels on each side.
+ */
+export const SMOOTHING_RADIUS = 3;
+
+/**
+ * A pixel joins a growing region when its neighbourhood color is within this ΔE_OK of the region's mean. 1.5 is
+ * half of the smallest difference the palette must keep (ΔE_OK 3, "two blues of one brand"), so two flat colors 3
+ * apart split at their common edge, and it is about 3 standard deviations of the smoothed noise above.
+ */
+export const FLAT_TOLERANCE = 1.5;
+
+/**
+ * Largest spread of a region's neighbourhood colors, in ΔE_OK, that its pixel noise does not explain, for the region
+ * to count as one flat color. A region grown over a gradient or soft shading holds neighbourhood colors spread
+ * evenly over ±FLAT_TOLERANCE (standard deviation 0.87); a flat color, however noisy, holds only the smoothed noise,
+ * which the pixel-level noise predicts. 0.6 lies between, with room for JPEG's blocky low-frequency error.
+ */
+export const FLAT_EXCESS_SPREAD = 0.6;
+
+/**
+ * Regions under this share of the counted pixels are not flat colors of their own: they are fringes, text strokes,
+ * specks, and the crests and troughs of soft shading (each a small patch whose color only looks flat because the
+ * shading turns there), counted with the rest of the image. 1 % is also the palette's significance floor
+ * (MIN_COLOR_PERCENT): a flat color the palette must keep is one area of at least that size.
+ */
+const MIN_REGION_SHARE = 0.01;
+
+/** Flatness ranks of seeds, in steps of 0.05 ΔE_OK: regions start from the flattest pixels (centres of areas). */
+const SEED_BUCKETS = 64;
+const SEED_BUCKET_WIDTH = 0.05;
+
+/** A connected region of one flat color: the mean OKLab of its pixels and their number. */
+export interface FlatRegion {
+  lab: Oklab;
+  count: number;
+}
+
+export interface FlatRegions {
+  regions: FlatRegion[];
+  /** Per pixel: index into regions, or -1 for pixels in no flat region (edges, texture, gradients, excluded). */
+  label: Int32Array;
+}
+
+/**
+ * Finds the regions of the image that are one flat color, however noisy: connected pixels whose neighbourhood
+ * colors (box-filtered OKLab) stay within FLAT_TOLERANCE of the region's mean, grown from the flattest pixels first,
+ * and kept when the spread of their neighbourhood colors is what pixel noise explains (spatially incoherent) rather
+ * than a gradient or shading (spatially coherent change). Pixels with exclude[p] = 1 are never part of a region.
+ */
+export function findFlatRegions(img: RgbImage, exclude?: Uint8Array): FlatRegions {
+  const { width, height } = img;
+  const n = width * height;
+  const lab = pixelLabs(img);
+  const smooth = boxFilter(lab, width, height, SMOOTHING_RADIUS);
+  const windowSize = (2 * SMOOTHING_RADIUS + 1) ** 2;
+  const label = new Int32Array(n).fill(-1);
+  // -1 unvisited, -2 visited and left to the rest of the image.
+  const regions: FlatRegion[] = [];
+  let counted = n;
+  if (exclude) for (let p = 0; p < n; p++) if (exclude[p]) counted--;
+  const minRegion = Math.max(1, MIN_REGION_SHARE * counted);
+  const seeds = seedOrder(smooth, width, height, exclude);
+  const queue = new Int32Array(n);
+  const members = new Int32Array(n);
+  const tol2 = (FLAT_TOLERANCE / 100) ** 2;
+  for (const p0 of seeds) {
+    if (label[p0] !== -1) continue;
+    // Grow a region from p0: breadth first over 4-neighbours within tolerance of the running mean.
+    let head = 0;
+    let tail = 0;
+    let size = 0;
+    let sL = 0;
+    let sA = 0;
+    let sB = 0;
+    const regionId = regions.length;
+    label[p0] = regionId;
+    queue[tail++] = p0;
+    while (head < tail) {
+      const p = queue[head++];
+      members[size++] = p;
+      sL += smooth[3 * p];
+      sA += smooth[3 * p + 1];
+      sB += smooth[3 * p + 2];
+      const mL = sL / size;
+      const mA = sA / size;
+      const mB = sB / size;
+      const x = p % width;
+      for (let k = 0; k < 4; k++) {
+        let q: number;
+        if (k === 0) q = x > 0 ? p - 1 : -1;
+        else if (k === 1) q = x < width - 1 ? p + 1 : -1;
+        else if (k === 2) q = p >= width ? p - width : -1;
+        else q = p + width < n ? p + width : -1;
+        if (q < 0 || label[q] !== -1 || (exclude && exclude[q])) continue;
+        const dL = smooth[3 * q] - mL;
+        const dA = smooth[3 * q + 1] - mA;
+        const dB = smooth[3 * q + 2] - mB;
+        if (dL * dL + dA * dA + dB * dB > tol2) continue;
+        label[q] = regionId;
+        queue[tail++] = q;
+      }
+    }
+    if (size >= minRegion && isFlat(members, size, lab, smooth, windowSize)) {
+      let L = 0;
+      let A = 0;
+      let B = 0;
+      for (let i = 0; i < size; i++) {
+        const p = members[i];
+        L += lab[3 * p];
+        A += lab[3 * p + 1];
+        B += lab[3 * p + 2];
+      }
+      regions.push({ lab: [L / size, A / size, B / size], count: size });
+    } else {
+      for (let i = 0; i < size; i++) label[members[i]] = -2;
+    }
+  }
+  for (let p = 0; p < n; p++) if (label[p] < 0) label[p] = -1;
+  return { regions, label };
+}
+
+/**
+ * A region is flat when the variance of its neighbourhood colors exceeds what its pixel noise predicts by at most
+ * FLAT_EXCESS_SPREAD². With independent noise of variance σ² per pixel, a w-pixel window mean keeps σ²/w, and a
+ * pixel differs from its window mean by σ²(w−1)/w on average, so the noise share of the smoothed variance is the
+ * mean squared pixel-to-window difference / (w − 1). What remains is coherent change: a gradient or shading.
+ */
+function isFlat(members: Int32Array, size: number, lab: Float32Array, smooth: Float32Array, windowSize: number): boolean {
+  let mL = 0;
+  let mA = 0;
+  let mB = 0;
+  for (let i = 0; i < size; i++) {
+    const p = members[i];
+    mL += smooth[3 * p];
+    mA += smooth[3 * p + 1];
+    mB += smooth[3 * p + 2];
+  }
+  mL /= size;
+  mA /= size;
+  mB /= size;
+  let spread = 0;
+  let pixelNoise = 0;
+  for (let i = 0; i < size; i++) {
+    const p = members[i];
+    const sL = smooth[3 * p];
+    const sA = smooth[3 * p + 1];
+    const sB = smooth[3 * p + 2];
+    spread += (sL - mL) ** 2 + (sA - mA) ** 2 + (sB - mB) ** 2;
+    pixelNoise += (lab[3 * p] - sL) ** 2 + (lab[3 * p + 1] - sA) ** 2 + (lab[3 * p + 2] - sB) ** 2;
+  }
+  const excess = spread / size - pixelNoise / size / (windowSize - 1);
+  return excess <= (FLAT_EXCESS_SPREAD / 100) ** 2;
+}
+
+/** OKLab of every pixel; runs of one color (flat artwork) are converted once. */
+function pixelLabs(img: RgbImage): Float32Array {
+  const { data } = img;
+  const n = img.width * img.height;
+  const out = new Float32Array(3 * n);
+  let last = -1;
+  for (let p = 0; p < n; p++) {
+    const r = data[3 * p];
+    const g = data[3 * p + 1];
+    const b = data[3 * p + 2];
+    const key = (r << 16) | (g << 8) | b;
+    if (key === last) {
+      out[3 * p] = out[3 * p - 3];
+      out[3 * p + 1] = out[3 * p - 2];
+      out[3 * p + 2] = out[3 * p - 1];
+    } else {
+      srgbToOklabInto(r, g, b, out, 3 * p);
+      last = key;
+    }
+  }
+  return out;
+}
+
+/** Mean of each pixel's (2r+1)² window, clipped at the image border, through a summed-area table. */
+function boxFilter(lab: Float32Array, width: number, height: number, r: number): Float32Array {
+  const stride = width + 1;
+  const sat = new Float64Array(3 * stride * (height + 1));
+  for (let y = 0; y < height; y++) {
+    let rL = 0;
+    let rA = 0;
+    let rB = 0;
+    for (let x = 0; x < width; x++) {
+      const p = 3 * (y * width + x);
+      rL += lab[p];
+      rA += lab[p + 1];
+      rB += lab[p + 2];
+      const o = 3 * ((y + 1) * stride + x + 1);
+      const above = 3 * (y * stride + x + 1);
+      sat[o] = sat[above] + rL;
+      sat[o + 1] = sat[above + 1] + rA;
+      sat[o + 2] = sat[above + 2] + rB;
+    }
+  }
+  const out = new Float32Array(3 * width * height);
+  for (let y = 0; y < height; y++) {
+    const y0 = Math.max(0, y - r);
+    const y1 = Math.min(height, y + r + 1);
+    for (let x = 0; x < width; x++) {
+      const x0 = Math.max(0, x - r);
+      const x1 = Math.min(width, x + r + 1);
+      const area = (y1 - y0) * (x1 - x0);
+      const a = 3 * (y1 * stride + x1);
+      const b = 3 * (y0 * stride + x1);
+      const c = 3 * (y1 * stride + x0);
+      const d = 3 * (y0 * stride + x0);
+      const o = 3 * (y * width + x);
+      for (let k = 0; k < 3; k++) out[o + k] = (sat[a + k] - sat[b + k] - sat[c + k] + sat[d + k]) / area;
+    }
+  }
+  return out;
+}
+
+/**
+ * Counted pixels ordered flattest first (bucket sort on the change of the smoothed color across a window on either
+ * side), so that regions start in the middle of flat areas rather than on an edge, where a region would straddle two
+ * colors.
+ */
+function seedOrder(smooth: Float32Array, width: number, height: number, exclude?: Uint8Array): Int32Array {
+  const n = width * height;
+  const r = SMOOTHING_RADIUS + 1;
+  const bucketOf = new Uint8Array(n);
+  const counts = new Int32Array(SEED_BUCKETS);
+  const dist = (p: number, q: number) => {
+    const dL = smooth[3 * p] - smooth[3 * q];
+    const dA = smooth[3 * p + 1] - smooth[3 * q + 1];
+    const dB = smooth[3 * p + 2] - smooth[3 * q + 2];
+    return Math.sqrt(dL * dL + dA * dA + dB * dB);
+  };
+  let counted = 0;
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const p = y * width + x;
+      if (exclude && exclude[p]) continue;
+      const gx = dist(y * width + Math.max(0, x - r), y * width + Math.min(width - 1, x + r));
+      const gy = dist(Math.max(0, y - r) * width + x, Math.min(height - 1, y + r) * width + x);
+      const bucket = Math.min(SEED_BUCKETS - 1, Math.floor((100 * (gx + gy)) / SEED_BUCKET_WIDTH));
+      bucketOf[p] = bucket;
+      counts[bucket]++;
+      counted++;
+    }
+  }
+  const start = new Int32Array(SEED_BUCKETS);
+  for (let b = 1; b < SEED_BUCKETS; b++) start[b] = start[b - 1] + counts[b - 1];
+  const order = new Int32Array(counted);
+  for (let p = 0; p < n; p++) {
+    if (exclude && exclude[p]) continue;
+    order[start[bucketOf[p]]++] = p;
+  }
+  return order;
+}
