@@ -119,12 +119,24 @@ export class CollectionDispatcher {
       // Closing the connection stops the client's upload at once; kept open, Node would read the rest and discard it.
       if (error instanceof PayloadTooLargeError) return answer(413, failure(error.message), { connection: 'close' });
       this.observe.log.error({ service, operation, err: error instanceof Error ? error.stack : String(error) }, 'request failed');
-      const detail = error instanceof JobFailedError ? error.message : 'An internal error occurred; it has been logged.';
-      return answer(500, failure(`Internal error: ${detail}`));
+      return answer(500, failure(`Internal error: ${internalErrorDetail(error)}`));
     } finally {
       client.release();
     }
   }
+}
+
+/** What the queue itself says when a job ends without a result: our own words, meant for the caller. */
+const QUEUE_OWN_CODES: ReadonlySet<string> = new Set(Object.values(QueueErrorCode));
+
+/**
+ * The detail of a 500 answer. Only the queue's own messages (a job lost with Redis's data, an admission ticket that
+ * expired) are shown; anything else a processor threw is a driver's or library's text, which can name internal hosts
+ * and ports (`connect ECONNREFUSED 10.0.3.7:5432`), so it goes to the log only.
+ */
+export function internalErrorDetail(error: unknown): string {
+  if (error instanceof JobFailedError && error.code !== undefined && QUEUE_OWN_CODES.has(error.code)) return error.message;
+  return 'An internal error occurred; it has been logged.';
 }
 
 /** Serves a rendered overlay (`overlay/<id>.jpg` relative to `{base}/<account>/rest/`) to the account that made it. */

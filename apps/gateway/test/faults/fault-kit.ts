@@ -178,6 +178,11 @@ export function unclearCalls(calls: readonly AddCall[]): AddCall[] {
   );
 }
 
+/** Error texts that name a host and port (a driver's `connect ECONNREFUSED 10.0.3.7:5432`): internals a caller must not see. */
+export function leakedAddresses(calls: readonly AddCall[]): string[] {
+  return calls.flatMap((c) => c.errors).filter((e) => /\b\d{1,3}(\.\d{1,3}){3}:\d+|ECONN|ETIMEDOUT|EHOSTUNREACH/.test(e));
+}
+
 /**
  * Images present although their call was answered with a failure that says nothing was changed: the answer and the
  * collection disagree, and a client that believed it would never learn its image is there.

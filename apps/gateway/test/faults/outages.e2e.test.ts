@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MODES, startTestSystem, TestSystem } from '../harness';
 import { freePort, killHard, serversEnv, startApp, waitFor } from '../processes';
-import { AddLoad, contradictedFailures, addImages, presentThoughFailed, auditStore, FAULT_ACCOUNTS, FAULT_ACCOUNTS_ENV, IngestJobs, sleep, unclearCalls } from './fault-kit';
+import { AddLoad, contradictedFailures, addImages, presentThoughFailed, auditStore, FAULT_ACCOUNTS, FAULT_ACCOUNTS_ENV, IngestJobs, sleep, unclearCalls, leakedAddresses } from './fault-kit';
 import { sceneJpeg } from '../images';
 import { OwnPostgres, OwnRedis } from './own-servers';
 
@@ -64,6 +64,7 @@ async function underOutage(name: string, sys: TestSystem, outage: () => Promise<
     );
     expect(recoveredMs, `an add acknowledged within ${RECOVERY_BOUND_MS} ms of the server's return; probes: ${JSON.stringify(probes.slice(-3))}`).toBeDefined();
     expect(unclearCalls([...load.calls, ...probes]), 'every call ended with an envelope that says what happened').toEqual([]);
+    expect(leakedAddresses([...load.calls, ...probes]), 'no error text names an internal address').toEqual([]);
     expect(lost).toEqual([]);
     expect(contradictedFailures([...load.calls, ...probes], audit.present)).toEqual([]);
     expect(unsearchable).toEqual([]);

@@ -132,7 +132,7 @@ export function watchJob(job: Job<JobData, JobOutcome>, lane: Lane, pickupMs: nu
       if (state === 'completed') return settle({ ok: true, value: finished.returnvalue });
       return failWith(finished.failedReason || 'the job failed in the queue');
     }
-    if (state === 'unknown') return failWith('the job was lost from the queue (was Redis restarted without its data?)', QueueErrorCode.JobLost);
+    if (state === 'unknown') return failWith('the job was lost from the queue (was Redis restarted without its data?); it may have been done before it was lost: check with list or get_info before sending it again', QueueErrorCode.JobLost);
     if (!UNCLAIMED.has(state)) {
       taken = true;
       // Active with its lock renewed: a live worker runs it.
