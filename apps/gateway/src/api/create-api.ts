@@ -1,9 +1,8 @@
 import { AuthThrottle, NonceStore, parseApiKeysSpec, RateLimiter, RedisNonceStore, RedisRateLimiter, seedApiKey } from '@loupe/auth';
 import { ExpirySweeper, StagingSweeper } from '@loupe/jobs';
-import type { JobQueue } from '@loupe/queue';
+import { openRedis, type JobQueue } from '@loupe/queue';
 import type { AppConfig, Infrastructure, Metrics } from '@loupe/runtime';
 import type { PublicApiRepository } from '@loupe/storage';
-import { Redis } from 'ioredis';
 import { UrlDownloader } from '../inputs/url-fetcher';
 import { ApiAuthService } from './api-auth.service';
 import { ApiDispatcher } from './api.dispatcher';
@@ -61,7 +60,7 @@ export async function createPublicApi(
       seed,
     );
   }
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: null }) : null;
+  const redis = config.redisUrl ? openRedis(config.redisUrl, 'public api') : null;
   const prefix = `${config.redisPrefix}:api`;
   const nonces: NonceStore = redis ? new RedisNonceStore(redis, prefix) : new PostgresNonceStore(infra.publicApi);
   const rateLimiter: RateLimiter = redis ? new RedisRateLimiter(redis, prefix) : new PostgresRateLimiter(infra.publicApi);

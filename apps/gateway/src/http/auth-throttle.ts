@@ -1,6 +1,6 @@
 import { AuthThrottle, MemoryFailureCounter, RedisFailureCounter } from '@loupe/auth';
 import type { AppConfig } from '@loupe/runtime';
-import { Redis } from 'ioredis';
+import { openRedis } from '@loupe/queue';
 
 /**
  * The failed-sign-in throttle shared by Basic auth and the public API's key checks: counted in Redis when REDIS_URL is
@@ -10,7 +10,7 @@ import { Redis } from 'ioredis';
 export function createAuthThrottle(config: AppConfig): { throttle: AuthThrottle; close(): Promise<void> } {
   if (!config.redisUrl) return { throttle: new AuthThrottle(new MemoryFailureCounter(), config.authThrottle), close: async () => undefined };
   // Like the nonce store's connection: commands wait for a reconnect rather than fail while Redis restarts.
-  const redis = new Redis(config.redisUrl, { maxRetriesPerRequest: null });
+  const redis = openRedis(config.redisUrl, 'auth throttle');
   return {
     throttle: new AuthThrottle(new RedisFailureCounter(redis, config.redisPrefix), config.authThrottle),
     close: async () => void (await redis.quit().catch(() => undefined)),

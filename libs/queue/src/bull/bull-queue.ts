@@ -40,7 +40,7 @@ export function createBullQueue(opts: {
   const semaphore = createRedisSemaphore({ redisUrl: opts.redisUrl, prefix, leaseMs: opts.leaseMs });
   const lanes = new Map<string, Lane>();
   // Lock probes of jobs whose worker may have died (see watchJob).
-  const probe = openRedis(opts.redisUrl);
+  const probe = openRedis(opts.redisUrl, 'queue');
   for (const kind of opts.kinds) {
     const queue = new Queue<JobData, JobOutcome>(kind, { connection, prefix: bullPrefix(prefix) });
     const events = new QueueEvents(kind, { connection, prefix: bullPrefix(prefix) });

@@ -8,8 +8,24 @@ export function redisOptions(redisUrl: string) {
   return { url: redisUrl, maxRetriesPerRequest: null };
 }
 
-export function openRedis(redisUrl: string): Redis {
-  return new Redis(redisUrl, { maxRetriesPerRequest: null });
+/** How often one connection may report that Redis is unreachable: it retries every few hundred ms while down. */
+const ERROR_REPORT_INTERVAL_MS = 10_000;
+
+/**
+ * A connection whose errors are reported, not left unhandled: ioredis emits `error` on every failed reconnect while
+ * Redis is down, and without a listener it prints "[ioredis] Unhandled error event" each time. The connection keeps
+ * retrying by itself; one line per connection every 10 s says why calls are waiting.
+ */
+export function openRedis(redisUrl: string, purpose = 'redis'): Redis {
+  const client = new Redis(redisUrl, { maxRetriesPerRequest: null });
+  let reportedAt = -Infinity;
+  client.on('error', (error: Error) => {
+    const now = Date.now();
+    if (now - reportedAt < ERROR_REPORT_INTERVAL_MS) return;
+    reportedAt = now;
+    console.warn(`[${purpose}] Redis connection: ${error.message}`);
+  });
+  return client;
 }
 
 /** Key layout shared by gateways and workers: BullMQ and the admission semaphores live under one prefix. */

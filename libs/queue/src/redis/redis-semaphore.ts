@@ -69,8 +69,8 @@ export function createRedisSemaphore(opts: RedisSemaphoreOptions): RedisSemaphor
   const leaseMs = opts.leaseMs ?? DEFAULT_LEASE_MS;
   const prefix = admissionPrefix(opts.prefix);
   const channel = `${prefix}:wake`;
-  const commands = openRedis(opts.redisUrl);
-  const subscriber = openRedis(opts.redisUrl);
+  const commands = openRedis(opts.redisUrl, 'admission');
+  const subscriber = openRedis(opts.redisUrl, 'admission');
   const scripts = {
     enqueue: defineScript(commands, 'loupeAdmEnqueue', ENQUEUE),
     tryAdmit: defineScript(commands, 'loupeAdmTry', TRY_ADMIT),
