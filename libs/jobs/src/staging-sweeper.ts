@@ -1,6 +1,7 @@
 import { MAX_CALL_TIMEOUT_MS } from '@loupe/queue';
 import type { BlobStore } from '@loupe/storage';
 import { STAGING_PREFIX } from './blob-keys';
+import { startPeriodicSweep } from './periodic-sweep';
 
 const HOUR_MS = 3_600_000;
 /**
@@ -46,33 +47,10 @@ export class StagingSweeper {
     return report;
   }
 
-  /**
-   * Sweeps every `intervalMinutes` (0: never), the first time at a random point of the first interval so replicas
-   * started together spread out. A failed sweep is logged and retried at the next interval; it must not stop the
-   * process that serves jobs.
-   */
+  /** Sweeps every `intervalMinutes` (0: never); see startPeriodicSweep. */
   start(intervalMinutes: number, log: (message: string, error?: unknown) => void): { stop(): Promise<void> } {
-    if (intervalMinutes <= 0) return { stop: async () => undefined };
-    let running: Promise<void> | null = null;
-    const tick = () => {
-      if (running) return;
-      running = this.sweepOnce()
-        .then((r) => {
-          if (r.deleted > 0) log(`staging sweep: deleted ${r.deleted} staged uploads older than ${this.maxAgeMs / HOUR_MS} h left by stopped processes`);
-        })
-        .catch((error) => log('staging sweep failed', error))
-        .finally(() => (running = null));
-    };
-    const first = setTimeout(tick, Math.floor(Math.random() * intervalMinutes * 60_000));
-    const timer = setInterval(tick, intervalMinutes * 60_000);
-    first.unref();
-    timer.unref();
-    return {
-      stop: async () => {
-        clearTimeout(first);
-        clearInterval(timer);
-        await running;
-      },
-    };
+    const summary = (r: StagingSweepReport) =>
+      r.deleted > 0 ? `staging sweep: deleted ${r.deleted} staged uploads older than ${this.maxAgeMs / HOUR_MS} h left by stopped processes` : null;
+    return startPeriodicSweep(intervalMinutes, async () => summary(await this.sweepOnce()), log, 'staging sweep');
   }
 }

@@ -1,6 +1,7 @@
 import type { BlobStore, PublicApiRepository } from '@loupe/storage';
 import { HOUR_MS, hourOf, LEGACY_OVERLAY_PREFIX, OVERLAY_HOUR_PREFIX } from '../match/overlay-store';
 import { LEGACY_PUBLIC_OVERLAY_PREFIX, PUBLIC_OVERLAY_HOUR_PREFIX } from './overlay-store';
+import { startPeriodicSweep } from '../periodic-sweep';
 
 /**
  * Public overlay links work for an hour after the search (OVERLAY_TTL_SECONDS in the gateway); their blobs are kept
@@ -86,36 +87,12 @@ export class ExpirySweeper {
     return deleted;
   }
 
-  /**
-   * Sweeps every `intervalMinutes` (0: never). A failed sweep is logged and retried at the next
-   * interval; it must not stop the process that serves jobs.
-   */
+  /** Sweeps every `intervalMinutes` (0: never); see startPeriodicSweep. */
   start(intervalMinutes: number, log: (message: string, error?: unknown) => void): { stop(): Promise<void> } {
-    if (intervalMinutes <= 0) return { stop: async () => undefined };
-    let running: Promise<void> | null = null;
-    const tick = () => {
-      if (running) return;
-      running = this.sweepOnce()
-        .then((r) => {
-          if (r.overlays + r.legacyOverlays + r.nonces + r.rateBuckets > 0) {
-            log(`sweep: deleted ${r.overlays} overlays (${r.overlayHours} hours), ${r.legacyOverlays} legacy overlays, ${r.nonces} nonces, ${r.rateBuckets} rate buckets`);
-          }
-        })
-        .catch((error) => log('sweep failed', error))
-        .finally(() => (running = null));
-    };
-    // The first sweep comes at a random point of the first interval: replicas started together spread out, and
-    // short-lived processes (tests, one-off runs) do not sweep at all.
-    const first = setTimeout(tick, Math.floor(Math.random() * intervalMinutes * 60_000));
-    const timer = setInterval(tick, intervalMinutes * 60_000);
-    first.unref();
-    timer.unref();
-    return {
-      stop: async () => {
-        clearTimeout(first);
-        clearInterval(timer);
-        await running;
-      },
-    };
+    const summary = (r: SweepReport) =>
+      r.overlays + r.legacyOverlays + r.nonces + r.rateBuckets > 0
+        ? `sweep: deleted ${r.overlays} overlays (${r.overlayHours} hours), ${r.legacyOverlays} legacy overlays, ${r.nonces} nonces, ${r.rateBuckets} rate buckets`
+        : null;
+    return startPeriodicSweep(intervalMinutes, async () => summary(await this.sweepOnce()), log, 'sweep');
   }
 }
