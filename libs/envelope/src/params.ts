@@ -1,4 +1,5 @@
 import { ParamError } from './errors';
+import { quoteInput } from './quote';
 
 /** A file part of a multipart body. */
 export interface UploadedFile {
@@ -103,7 +104,7 @@ export class Params {
     const lower = raw.trim().toLowerCase();
     if (TRUE_WORDS.has(lower)) return true;
     if (FALSE_WORDS.has(lower)) return false;
-    throw new ParamError(`${name}: "${raw}" is not a boolean; use true or false.`);
+    throw new ParamError(`${name}: ${quoteInput(raw)} is not a boolean; use true or false.`);
   }
 
   /** An integer within the rule's range, itself within MIN_INT..MAX_INT; the refusal states the range. */
@@ -111,11 +112,11 @@ export class Params {
     const raw = this.string(name);
     if (raw === undefined) return rule.default;
     const text = raw.trim();
-    if (!/^[+-]?\d+$/.test(text)) throw new ParamError(`${name}: "${raw}" is not an integer.`);
+    if (!/^[+-]?\d+$/.test(text)) throw new ParamError(`${name}: ${quoteInput(raw)} is not an integer.`);
     const min = Math.max(rule.min ?? MIN_INT, MIN_INT);
     const max = Math.min(rule.max ?? MAX_INT, MAX_INT);
     const value = Number(text);
-    if (value < min || value > max) throw new ParamError(`${name}: "${text}" is not an integer from ${min} to ${max}.`);
+    if (value < min || value > max) throw new ParamError(`${name}: ${quoteInput(text)} is not an integer from ${min} to ${max}.`);
     return value;
   }
 
@@ -123,7 +124,7 @@ export class Params {
     const raw = this.string(name);
     if (raw === undefined) return rule.default;
     const value = Number(raw.trim());
-    if (raw.trim() === '' || !Number.isFinite(value)) throw new ParamError(`${name}: "${raw}" is not a number.`);
+    if (raw.trim() === '' || !Number.isFinite(value)) throw new ParamError(`${name}: ${quoteInput(raw)} is not a number.`);
     return checkRange(name, value, rule);
   }
 

@@ -1,5 +1,6 @@
 import type { Envelope } from './envelope';
 import { ParamError } from './errors';
+import { quoteInput } from './quote';
 import { renderXml, visibleControls } from './xml';
 
 export type ResponseFormat = 'json' | 'xml';
@@ -16,7 +17,7 @@ export function parseFormat(value: string | undefined): ResponseFormat {
   if (value === undefined || value === '') return 'json';
   const lower = value.toLowerCase();
   if (lower === 'json' || lower === 'xml') return lower;
-  throw new ParamError(`format: "${value}" is not a valid format; use json or xml.`);
+  throw new ParamError(`format: ${quoteInput(value)} is not a valid format; use json or xml.`);
 }
 
 /** Envelope fields in the order clients print them; absent optional fields are left out. */

@@ -23,12 +23,22 @@ export function visibleControls(text: string): string {
   return text.replace(NOT_IN_XML, (c) => `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`);
 }
 
+/**
+ * Text for element content. A carriage return is written as `&#13;`: XML parsers turn a raw CR LF (or lone CR) into
+ * LF, so a raw `\r` would reach the client as `\n` and the XML answer would quote an input differently from JSON.
+ */
 export function escapeXml(text: string): string {
   return visibleControls(text)
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;');
+    .replace(/"/g, '&quot;')
+    .replace(/\r/g, '&#13;');
+}
+
+/** Text for an attribute value: parsers also turn a raw tab or line feed there into a space (attribute normalisation). */
+function escapeAttribute(text: string): string {
+  return escapeXml(text).replace(/\n/g, '&#10;').replace(/\t/g, '&#9;');
 }
 
 /** XML element names cannot start with a digit or contain spaces; replace what is not allowed with `_`. */
@@ -39,10 +49,10 @@ export function xmlName(key: string): string {
   return name;
 }
 
-function scalarText(value: unknown): string {
+function scalarText(value: unknown, escape: (text: string) => string = escapeXml): string {
   if (value === null || value === undefined) return '';
   if (typeof value === 'boolean') return value ? 'true' : 'false';
-  return escapeXml(String(value));
+  return escape(String(value));
 }
 
 function renderNode(name: string, value: unknown, attrs = ''): string {
@@ -56,7 +66,7 @@ function renderNode(name: string, value: unknown, attrs = ''): string {
     // An element's own text lives under the empty key; `@name` keys become attributes (count-metadata uses both).
     const attributes = entries
       .filter(([k, v]) => k.startsWith('@') && v !== undefined)
-      .map(([k, v]) => ` ${xmlName(k.slice(1))}="${scalarText(v)}"`)
+      .map(([k, v]) => ` ${xmlName(k.slice(1))}="${scalarText(v, escapeAttribute)}"`)
       .join('');
     const text = entries.find(([k]) => k === '');
     const children = entries.filter(([k, v]) => k !== '' && !k.startsWith('@') && v !== undefined);

@@ -1,0 +1,33 @@
+/** Most characters of a client's value that an error message quotes back. */
+export const QUOTED_CHARS = 64;
+
+/**
+ * A client's value as an error message shows it: whole when short, else its first `max` characters, "…" and its
+ * length. Messages name the input so the client can find it, but a 100 kB value echoed back makes a 100 kB answer (and
+ * log line) out of one bad parameter. Counted in code points, and never cut inside a surrogate pair.
+ */
+export function shortInput(value: string, max = QUOTED_CHARS): string {
+  if (value.length <= max) return value;
+  const points = Array.from(value);
+  if (points.length <= max) return value;
+  return `${points.slice(0, max).join('')}… (${points.length} characters)`;
+}
+
+/** `shortInput` in double quotes, the length (if cut) after the closing quote: `"xxxx…" (100000 characters)`. */
+export function quoteInput(value: string, max = QUOTED_CHARS): string {
+  const short = shortInput(value, max);
+  if (short === value) return `"${value}"`;
+  const at = short.lastIndexOf('… (');
+  return `"${short.slice(0, at + 1)}"${short.slice(at + 1)}`;
+}
+
+/**
+ * Longest file name or URL that names an input in messages (the collection path limit): long enough to tell any two
+ * real inputs apart, while a 100 kB URL or a 16 kB multipart file name is not echoed whole into every message.
+ */
+export const LABEL_CHARS = 1024;
+
+/** A file name or URL as it names an input in messages, cut to LABEL_CHARS. */
+export function inputLabel(text: string): string {
+  return shortInput(text, LABEL_CHARS);
+}
