@@ -1,9 +1,11 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
 import { TerminusModule } from '@nestjs/terminus';
 import { HealthController, READINESS_PROBES } from './ops/health.controller';
 import type { ReadinessProbe } from './ops/readiness';
 import { CollectionController } from './http/collection.controller';
 import { CollectionDispatcher } from './http/collection-dispatcher';
+import { ProtocolExceptionFilter } from './http/protocol-exception.filter';
 import { ApiModule } from './api/api.module';
 import type { ApiDispatcher } from './api/api.dispatcher';
 import { CollectionImages, ConsoleModule } from './console';
@@ -28,6 +30,8 @@ export class AppModule {
       // No /metrics here: it is served on METRICS_PORT (bootstrap.ts), away from the public port.
       controllers: [HealthController, CollectionController],
       providers: [
+        // Errors Nest raises itself (no route, an undecodable path) are answered in the path's protocol.
+        { provide: APP_FILTER, useClass: ProtocolExceptionFilter },
         { provide: CollectionDispatcher, useValue: dispatcher },
         { provide: READINESS_PROBES, useValue: ops.probes },
       ],

@@ -8,6 +8,7 @@ import {
 import { ColorRepository } from '@loupe/storage';
 import { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
+import { ExpressAdapter } from '@nestjs/platform-express';
 import type { AddressInfo } from 'node:net';
 import { AppModule } from './app.module';
 import { createPublicApi, PublicApi } from './api/create-api';
@@ -106,12 +107,16 @@ export async function startGateway(config: AppConfig, options: { host?: string }
       throttle: authThrottle.throttle,
       metrics,
     });
+    // The adapter is made here rather than left to NestFactory, which loads @nestjs/platform-express with import():
+    // under tsx (how the gateway runs) that loads a second copy of @nestjs/common beside the one this code and
+    // @nestjs/core require, and an exception the adapter makes (BadRequestException for an undecodable path) then
+    // fails every `instanceof HttpException`: Nest answered it 500 and exception filters could not tell what it was.
     const app = await NestFactory.create(AppModule.with(dispatcher, {
       probes: readinessProbes(config, infra),
       api: publicApi.dispatcher,
       operations: operationNames(services),
       images: new CollectionImages(auth, infra.images, infra.blobs),
-    }), {
+    }), new ExpressAdapter(), {
       bodyParser: false,
       logger: ['error', 'warn'],
     });

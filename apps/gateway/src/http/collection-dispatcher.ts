@@ -1,5 +1,5 @@
 import {
-  AuthError, Envelope, NotFoundError, ParamError, parseFormat, PayloadTooLargeError, renderEnvelope, ResponseFormat, seconds, statusFor,
+  AuthError, Envelope, NotFoundError, ParamError, parseFormat, PayloadTooLargeError, quoteInput, renderEnvelope, ResponseFormat, seconds, statusFor,
 } from '@loupe/envelope';
 import { INPUT_REFUSED, overlayKey } from '@loupe/jobs';
 import { JobFailedError, JobTimeoutError, MAX_CALL_TIMEOUT_MS, QueueErrorCode } from '@loupe/queue';
@@ -28,7 +28,8 @@ const REQUEST_ID = /^[A-Za-z0-9._-]{1,100}$/;
 /** Maximum `timeout` a caller may ask for: a day, longer than any job should ever wait. */
 const MAX_TIMEOUT_SECONDS = MAX_CALL_TIMEOUT_MS / 1000;
 
-function earlyFormat(url: string | undefined): ResponseFormat {
+/** The `format` of the query string, read before the body (and for answers given without reading it); json if bad. */
+export function earlyFormat(url: string | undefined): ResponseFormat {
   const query = url?.includes('?') ? new URLSearchParams(url.slice(url.indexOf('?') + 1)) : null;
   try {
     return parseFormat(query?.get('format') ?? undefined);
@@ -87,10 +88,10 @@ export class CollectionDispatcher {
 
     try {
       const table = this.services[service as ServiceName];
-      if (!table) throw new NotFoundError(`There is no service named "${service}".`);
+      if (!table) throw new NotFoundError(`There is no service named ${quoteInput(service)}.`);
       const account = await this.auth.authenticate(accountName, req);
       const run = Object.prototype.hasOwnProperty.call(table, operation) ? table[operation] : undefined;
-      if (!run) throw new NotFoundError(`The ${service} service has no operation "${operation}".`);
+      if (!run) throw new NotFoundError(`The ${service} service has no operation ${quoteInput(operation)}.`);
       const params = await readParams(req, this.limits);
       callback = params.string('callback');
       format = parseFormat(params.string('format'));
