@@ -1,4 +1,4 @@
-import { ParamError, Params, PayloadTooLargeError } from '@loupe/envelope';
+import { ParamError, Params, PayloadTooLargeError, quoteInput } from '@loupe/envelope';
 import { PublicSearchError } from '@loupe/jobs';
 import { JobFailedError, QueueErrorCode } from '@loupe/queue';
 import type { Metrics } from '@loupe/runtime';
@@ -62,7 +62,7 @@ export class ApiDispatcher {
     const client = watchClientGone(req);
     try {
       const run = Object.prototype.hasOwnProperty.call(this.operations, operation) ? this.operations[operation] : undefined;
-      if (!run) throw new ApiError(404, 'NOT_FOUND', `There is no operation "${operation}"; the operations are search, image_count and remaining_searches.`);
+      if (!run) throw new ApiError(404, 'NOT_FOUND', `There is no operation ${quoteInput(operation)}; the operations are search, image_count and remaining_searches.`);
       const data = await readApiRequest(req, this.limits);
       const params = new Params(data.pairs, data.files);
       pretty = params.bool('pretty', pretty);

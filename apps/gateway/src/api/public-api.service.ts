@@ -1,5 +1,5 @@
 import type { RateLimiter } from '@loupe/auth';
-import { ParamError, Params } from '@loupe/envelope';
+import { inputLabel, ParamError, Params, quoteInput } from '@loupe/envelope';
 import { JobKind, PUBLIC_FORMATS, PUBLIC_SORT_KEYS, PublicSearchPayload, PublicSearchResult, PublicSortKey, publicOverlayKey, stagingKey } from '@loupe/jobs';
 import { sniffFormat } from '@loupe/imaging';
 import type { JobQueue } from '@loupe/queue';
@@ -103,8 +103,8 @@ export class PublicApiService {
       sort: (params.string('sort') ?? 'score') as PublicSortKey,
       order: (params.string('order') ?? 'desc').toLowerCase() as 'asc' | 'desc',
     };
-    if (!PUBLIC_SORT_KEYS.includes(options.sort)) throw new ParamError(`sort: "${options.sort}" is not one of ${PUBLIC_SORT_KEYS.join(', ')}.`);
-    if (options.order !== 'asc' && options.order !== 'desc') throw new ParamError(`order: "${options.order}" is not asc or desc.`);
+    if (!PUBLIC_SORT_KEYS.includes(options.sort)) throw new ParamError(`sort: ${quoteInput(options.sort)} is not one of ${PUBLIC_SORT_KEYS.join(', ')}.`);
+    if (options.order !== 'asc' && options.order !== 'desc') throw new ParamError(`order: ${quoteInput(options.order)} is not asc or desc.`);
     const upload = params.file('image_upload');
     const imageUrl = params.string('image_url');
     if (!upload && imageUrl === undefined) throw new ParamError('Please give an image to search for: upload it as image_upload or give its image_url.');
@@ -123,7 +123,7 @@ export class PublicApiService {
     const { active, latest } = await this.api.currentBlock(key.account_id);
     if (!active) throw quotaError(latest ? (latest.expire_date.getTime() <= Date.now() ? 'expired' : latest.start_date.getTime() > Date.now() ? 'not_started' : 'exhausted') : 'none', latest);
 
-    const label = upload ? upload.filename || 'image_upload' : imageUrl!;
+    const label = inputLabel(upload ? upload.filename || 'image_upload' : imageUrl!);
     const data = upload ? upload.data : await this.download(imageUrl!, call);
     const format = sniffFormat(data);
     if (!format || !PUBLIC_FORMATS.has(format)) {
@@ -179,7 +179,7 @@ export class PublicApiService {
     try {
       return await this.options.downloader.download(url, { owner: call.key.account, signal: call.signal });
     } catch (error) {
-      if (error instanceof DownloadError) throw new ApiError(400, 'BAD_REQUEST', `${url}: Download failed (${error.reason ?? 'connection error'}).`);
+      if (error instanceof DownloadError) throw new ApiError(400, 'BAD_REQUEST', `${inputLabel(url)}: Download failed (${error.reason ?? 'connection error'}).`);
       throw error;
     }
   }

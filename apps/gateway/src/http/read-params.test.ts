@@ -224,3 +224,26 @@ describe('readRequest limits', () => {
     expect(await send(Buffer.from('a=1'), 'application/x-www-form-urlencoded')).toEqual({ kind: 'ok', pairs: [['a', '1']], files: [] });
   });
 });
+
+describe('readRequest on multipart parts without a name', () => {
+  const nameless = (disposition: string, content = 'x') => Buffer.from(`--b\r\nContent-Disposition: ${disposition}\r\n\r\n${content}\r\n--b\r\nContent-Disposition: form-data; name="limit"\r\n\r\n3\r\n--b--\r\n`);
+
+  it('leaves out a value part with an empty or missing name (it can be no parameter), keeping the others', async () => {
+    // busboy reports these names as undefined; passed on, they made Params throw a TypeError (an HTTP 500).
+    for (const disposition of ['form-data; name=""', 'form-data']) {
+      expect(await send(nameless(disposition), 'multipart/form-data; boundary=b'), disposition).toEqual({ kind: 'ok', pairs: [['limit', '3']], files: [] });
+    }
+  });
+
+  it('refuses a file part without a name, saying so and naming its file', async () => {
+    expect(await send(nameless('form-data; name=""; filename="a.jpg"'), 'multipart/form-data; boundary=b')).toEqual({
+      kind: 'param',
+      message: 'A file part of the multipart body has no name (file name "a.jpg"); send each file under its parameter\'s name, e.g. image or images[0].',
+    });
+    // busboy reports `filename=""` as a field: its content type tells it from a value.
+    expect(await send(nameless('form-data; name=""; filename=""\r\nContent-Type: image/jpeg'), 'multipart/form-data; boundary=b')).toEqual({
+      kind: 'param',
+      message: "A file part of the multipart body has no name; send each file under its parameter's name, e.g. image or images[0].",
+    });
+  });
+});

@@ -1,6 +1,6 @@
 import busboy from 'busboy';
 import type { IncomingMessage } from 'node:http';
-import { ParamError, Params, PayloadTooLargeError, UploadedFile } from '@loupe/envelope';
+import { ParamError, Params, PayloadTooLargeError, quoteInput, UploadedFile } from '@loupe/envelope';
 import { withQuotedBoundary } from './content-type';
 
 export interface BodyLimits {
@@ -27,6 +27,11 @@ const MAX_FIELD_BYTES = 1024 * 1024;
 /** A body that cannot be read: one sentence for every cause, ending with the parser's or the socket's own words. */
 function unreadable(kind: 'multipart' | 'request', detail: string): ParamError {
   return new ParamError(`The ${kind} body could not be read: ${detail.replace(/\.$/, '')}.`);
+}
+
+function namelessFile(filename: string): ParamError {
+  const file = filename ? ` (file name ${quoteInput(filename)})` : '';
+  return new ParamError(`A file part of the multipart body has no name${file}; send each file under its parameter's name, e.g. image or images[0].`);
 }
 
 /**
@@ -150,16 +155,26 @@ function readMultipart(req: IncomingMessage, limits: BodyLimits, maxFiles: numbe
       total += chunk.length;
       if (total > limits.maxBodyBytes) fail(new PayloadTooLargeError(limits.maxBodyBytes));
     });
-    parser.on('field', (name, value, info) => {
+    // busboy reports a part whose Content-Disposition has no name, or `name=""`, with the name undefined (its types
+    // say string). A nameless value can be no parameter, so it is counted but not kept; a nameless file is refused,
+    // since a client that sent one meant it as an input and would otherwise be told the image is missing. busboy
+    // reports a part with `filename=""` as a field, so a nameless "field" with a content type of its own (a file's,
+    // not text/plain) is a nameless file too.
+    parser.on('field', (name: string | undefined, value, info) => {
+      if (!name && info.mimeType !== 'text/plain') return fail(namelessFile(''));
       // busboy cuts an over-long value silently; acting on the cut text would be acting on another input.
-      if (info.valueTruncated) return fail(new ParamError(`${name}: the value is longer than ${MAX_FIELD_BYTES} bytes.`));
+      if (info.valueTruncated) return fail(new ParamError(`${name || 'A field without a name'}: the value is longer than ${MAX_FIELD_BYTES} bytes.`));
       fieldCount += 1;
-      if (fieldCount <= MAX_FIELDS) fields.push([name, value]);
+      if (name && fieldCount <= MAX_FIELDS) fields.push([name, value]);
     });
-    parser.on('file', (name, stream, info) => {
+    parser.on('file', (name: string | undefined, stream, info) => {
       // Errors of a part (the body ended inside it) also reach the parser, which fails the call; this listener only
       // keeps the part's own `error` event from being unhandled.
       stream.on('error', () => undefined);
+      if (!name) {
+        stream.resume();
+        return fail(namelessFile(info.filename ?? ''));
+      }
       fileCount += 1;
       if (fileCount > maxFiles || settled) {
         stream.resume();

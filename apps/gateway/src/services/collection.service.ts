@@ -3,7 +3,7 @@ import { DeletePayload, DeleteResult, IngestItem, IngestPayload, IngestResult, J
 import type { JobQueue } from '@loupe/queue';
 import type { CollectionRef, ImageRepository, ImageRow } from '@loupe/storage';
 import { performance } from 'node:perf_hooks';
-import { ImageInputs } from './image-inputs';
+import { ImageInputs, refuseBadPath } from './image-inputs';
 import type { OperationContext, OperationOutcome } from './operation';
 import { releaseStaged } from './staging';
 import { deadlineOf, downloadScope, remaining } from './deadline';
@@ -104,6 +104,7 @@ export class CollectionService {
     if (paths.length > MAX_PATHS_PER_REQUEST) {
       throw new ParamError(`At most ${MAX_PATHS_PER_REQUEST} filepaths may be sent per request; ${paths.length} were sent.`);
     }
+    paths.forEach(refuseBadPath);
     return paths;
   }
 

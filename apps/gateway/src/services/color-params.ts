@@ -1,5 +1,5 @@
 import { ColorForm, ColorParseError, parseColor, Rgb } from '@loupe/color';
-import { ParamError, Params } from '@loupe/envelope';
+import { ParamError, Params, quoteInput } from '@loupe/envelope';
 import {
   BackgroundOptions, ColorQueryColor, JsonRgb, MetadataError, normalizeStoredMetadata, parseMetadataQuery, parseMetadataText,
   parseReturnMetadata, ReturnKey,
@@ -23,7 +23,16 @@ function toJson(rgb: Rgb): JsonRgb {
   return [rgb[0], rgb[1], rgb[2]];
 }
 
+/**
+ * Longest color text read: "r,g,b" or "#rrggbb" with generous spaces. The parser's refusal quotes the whole text,
+ * so a longer one is refused here, quoting a short prefix (a 100 kB `colors[0]` made a 100 kB answer).
+ */
+const MAX_COLOR_CHARS = 64;
+
 export function readColor(name: string, text: string): GivenColor {
+  if (text.length > MAX_COLOR_CHARS) {
+    throw new ParamError(`${name}: ${quoteInput(text)} is not a color; expected "r,g,b" with integers from 0 to 255, or six hex digits "rrggbb".`);
+  }
   try {
     const parsed = parseColor(text);
     return { rgb: toJson(parsed.rgb), form: parsed.form };
@@ -49,7 +58,7 @@ export function readColorQuery(params: Params, options: { allowWildcard: boolean
   if (weights.length > 0 && weights.length !== colors.length) throw new ParamError('Please specify the same number of weights as colors.');
   const parsedWeights = weights.map((w, i) => {
     if (!/^\s*\d+\s*$/.test(w) || Number(w) < MIN_WEIGHT || Number(w) > WEIGHT_TOTAL) {
-      throw new ParamError(`weights[${i}]: "${w}" is not an integer from ${MIN_WEIGHT} to ${WEIGHT_TOTAL}.`);
+      throw new ParamError(`weights[${i}]: ${quoteInput(w)} is not an integer from ${MIN_WEIGHT} to ${WEIGHT_TOTAL}.`);
     }
     return Number(w);
   });
@@ -76,7 +85,7 @@ export function readCountColors(params: Params): GivenColor[] {
 
 export function readColorFormat(params: Params): ColorForm {
   const value = (params.string('color_format') ?? 'rgb').toLowerCase();
-  if (value !== 'rgb' && value !== 'hex') throw new ParamError(`color_format: "${value}" is not valid; use rgb or hex.`);
+  if (value !== 'rgb' && value !== 'hex') throw new ParamError(`color_format: ${quoteInput(value)} is not valid; use rgb or hex.`);
   return value;
 }
 

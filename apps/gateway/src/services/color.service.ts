@@ -11,7 +11,7 @@ import {
   GivenColor, readBackground, readColorFormat, readColorQuery, readCountColors, readMetadataQuery, readOptionalMetadataQuery,
   readReturnMetadata, readStoredMetadata,
 } from './color-params';
-import { ImageInputs } from './image-inputs';
+import { ImageInputs, refuseBadPath } from './image-inputs';
 import type { OperationContext, OperationOutcome, OperationTable } from './operation';
 import { releaseStaged } from './staging';
 import { deadlineOf, downloadScope, remaining } from './deadline';
@@ -86,6 +86,7 @@ export class ColorOperations {
     const p = ctx.params;
     const colors = readColorQuery(p, { allowWildcard: true });
     const filepath = p.string('filepath');
+    if (filepath !== undefined) refuseBadPath(filepath);
     const hasImage = p.files('image').length > 0;
     const url = p.string('url');
     const sources = [hasImage, filepath !== undefined, url !== undefined, colors !== undefined].filter(Boolean).length;
@@ -272,6 +273,7 @@ export class ColorOperations {
     const metadata = readOptionalMetadataQuery(p);
     const colors = readColorQuery(p, { allowWildcard: false });
     const filepaths = p.list('filepaths', 'filepath').filter((f) => f !== '');
+    filepaths.forEach(refuseBadPath);
     const given = [metadata !== undefined, colors !== undefined, filepaths.length > 0].filter(Boolean).length;
     if (given > 1) throw new ParamError('Please specify only one scope: metadata, colors[n] with weights[n], or filepaths[n].');
     const minScore = p.number('min_score', { min: 0, max: 100 });

@@ -1,4 +1,4 @@
-import { ParamError, Params, seconds } from '@loupe/envelope';
+import { inputLabel, ParamError, Params, seconds } from '@loupe/envelope';
 import { IngestItem, stagingKey } from '@loupe/jobs';
 import type { BlobStore } from '@loupe/storage';
 import { performance } from 'node:perf_hooks';
@@ -27,12 +27,24 @@ interface Candidate {
   url?: string;
 }
 
-/** A filepath must be printable text: control characters would corrupt messages, XML and logs. */
+/**
+ * A filepath must be printable text: control characters would corrupt messages, XML and logs (and a NUL byte is
+ * refused by Postgres itself).
+ */
 function checkFilepath(filepath: string): string | null {
   if (filepath.length > MAX_FILEPATH_LENGTH) return `${filepath.slice(0, 60)}…: filepath is longer than ${MAX_FILEPATH_LENGTH} characters.`;
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(filepath)) return `${JSON.stringify(filepath)}: filepath contains control characters.`;
   return null;
+}
+
+/**
+ * Refuses a path to look up (get_info, delete, search by filepath…) that add would refuse: it cannot be in a
+ * collection, a 100 kB one was echoed whole in "does not exist", and one with a NUL byte made Postgres fail (HTTP 500).
+ */
+export function refuseBadPath(filepath: string): void {
+  const problem = checkFilepath(filepath);
+  if (problem) throw new ParamError(problem);
 }
 
 /**
@@ -54,7 +66,7 @@ export class ImageInputs {
         upload: single.data,
         filepath: params.string('filepath') ?? (single.filename || undefined),
         imageId: params.string('image_id'),
-        label: single.filename || 'image',
+        label: inputLabel(single.filename || 'image'),
       });
     }
     const uploads = params.files('images');
@@ -65,17 +77,17 @@ export class ImageInputs {
         upload: file.data,
         filepath: uploadPaths.get(i) || file.filename || undefined,
         imageId: uploadIds.get(i) || undefined,
-        label: file.filename || `images[${i}]`,
+        label: inputLabel(file.filename || `images[${i}]`),
       });
     });
     const url = params.string('url');
     if (url !== undefined) {
-      candidates.push({ url, filepath: single ? undefined : params.string('filepath'), imageId: params.string('image_id'), label: url });
+      candidates.push({ url, filepath: single ? undefined : params.string('filepath'), imageId: params.string('image_id'), label: inputLabel(url) });
     }
     // With several uploads, filepaths[n] belong to them; URLs then continue the numbering (images first, then urls).
     const urlOffset = uploads.length;
     params.list('urls').forEach((u, i) => {
-      candidates.push({ url: u, filepath: uploadPaths.get(urlOffset + i) || undefined, imageId: uploadIds.get(urlOffset + i) || undefined, label: u });
+      candidates.push({ url: u, filepath: uploadPaths.get(urlOffset + i) || undefined, imageId: uploadIds.get(urlOffset + i) || undefined, label: inputLabel(u) });
     });
     if (candidates.length === 0) {
       throw new ParamError('Please send an image: image, images[n], url or urls[n].');
@@ -129,8 +141,8 @@ export class ImageInputs {
       throw new ParamError(`At most ${MAX_IMAGES_PER_REQUEST} images or URLs may be sent per request; ${total} were sent.`);
     }
     const staged = { items: [] as IngestItem[], errors: [] as string[], timeDownload: 0 };
-    const sources: Array<{ label: string; data: Buffer | null }> = uploads.map((f, i) => ({ label: f.filename || (i === 0 ? 'image' : `images[${i}]`), data: f.data }));
-    for (const url of urls) sources.push({ label: url, data: await this.downloadInto(url, options, staged) });
+    const sources: Array<{ label: string; data: Buffer | null }> = uploads.map((f, i) => ({ label: inputLabel(f.filename || (i === 0 ? 'image' : `images[${i}]`)), data: f.data }));
+    for (const url of urls) sources.push({ label: inputLabel(url), data: await this.downloadInto(url, options, staged) });
     const images: Array<{ staged_key: string; label: string }> = [];
     for (const source of sources) {
       if (source.data === null) continue;
@@ -152,7 +164,7 @@ export class ImageInputs {
       return await this.downloader.download(url, scope);
     } catch (error) {
       if (!(error instanceof DownloadError)) throw error;
-      staged.errors.push(`${url}: ${error.message}`);
+      staged.errors.push(`${inputLabel(url)}: ${error.message}`);
       return null;
     } finally {
       staged.timeDownload += seconds(performance.now() - started);

@@ -1,8 +1,9 @@
-import { ParamError, Params, seconds } from '@loupe/envelope';
+import { inputLabel, ParamError, Params, seconds } from '@loupe/envelope';
 import { QuerySource, stagingKey } from '@loupe/jobs';
 import type { BlobStore } from '@loupe/storage';
 import { performance } from 'node:perf_hooks';
 import { DownloadError, DownloadScope, UrlDownloader } from '../inputs/url-fetcher';
+import { refuseBadPath } from './image-inputs';
 
 export interface StagedQuery {
   source: QuerySource;
@@ -30,24 +31,27 @@ export class QueryInputs {
     const given = [upload && names.image, filepath !== undefined && names.filepath, url !== undefined && names.url].filter(Boolean);
     if (given.length === 0) throw new ParamError(`Please specify a query image: ${names.image}, ${names.filepath} or ${names.url}.`);
     if (given.length > 1) throw new ParamError(`Please specify only one of ${given.join(', ')}.`);
-    if (filepath !== undefined) return { source: { filepath }, kind: 'collection', timeDownload: 0 };
+    if (filepath !== undefined) {
+      refuseBadPath(filepath);
+      return { source: { filepath }, kind: 'collection', timeDownload: 0 };
+    }
     if (upload) {
-      if (upload.data.length === 0) throw new ParamError(`${upload.filename || names.image}: The file is empty.`);
+      if (upload.data.length === 0) throw new ParamError(`${inputLabel(upload.filename || names.image)}: The file is empty.`);
       const key = stagingKey();
       await this.blobs.put(key, upload.data);
-      return { source: { staged_key: key, label: upload.filename || names.image }, kind: 'upload', timeDownload: 0 };
+      return { source: { staged_key: key, label: inputLabel(upload.filename || names.image) }, kind: 'upload', timeDownload: 0 };
     }
     const started = performance.now();
     let data: Buffer;
     try {
       data = await this.downloader.download(url!, scope);
     } catch (error) {
-      if (error instanceof DownloadError) throw new ParamError(`${url}: ${error.message}`);
+      if (error instanceof DownloadError) throw new ParamError(`${inputLabel(url!)}: ${error.message}`);
       throw error;
     }
     const key = stagingKey();
     await this.blobs.put(key, data);
-    return { source: { staged_key: key, label: url! }, kind: 'url', timeDownload: seconds(performance.now() - started) };
+    return { source: { staged_key: key, label: inputLabel(url!) }, kind: 'url', timeDownload: seconds(performance.now() - started) };
   }
 
   async discard(staged: StagedQuery | undefined): Promise<void> {
