@@ -257,8 +257,14 @@ for (const mode of MODES) {
       }, { runs: 700, budgetMs: 35_000, examples });
     }, 180_000);
 
+    /**
+     * Operations that change the collection: the JSON call's effect changes the XML call's answer (a delete of a seeded
+     * path answers ok, then "does not exist"), which is no disagreement of the formats.
+     */
+    const CHANGES = new Set(['add', 'update', 'update_metadata', 'delete']);
+
     it('the same refusal reads the same in JSON and XML', async () => {
-      await check(fuzzer, 'json/xml agreement', operationCall, async (c) => {
+      await check(fuzzer, 'json/xml agreement', operationCall.filter((c) => !CHANGES.has(c.op.operation)), async (c) => {
         // A timeout makes the answer depend on timing (a call may just finish, or not), not on the format.
         const fields = c.fields.filter(([k]) => !/^(format|callback|timeout)/.test(k));
         const json = await fuzzer.send(collectionRequest(c.op.service, c.op.operation, [...fields, ['format', 'json']], [], 'urlencoded'));
