@@ -13,12 +13,22 @@ const BIN_SHIFT = 8 - BIN_BITS;
 export interface ColorBins {
   labs: Oklab[];
   counts: number[];
+  /** Bin index (binIndex) of each entry. */
+  keys: number[];
   total: number;
 }
 
+/** The bin of an sRGB color: 5 bits per channel. */
+export function binIndex(r: number, g: number, b: number): number {
+  return ((r >> BIN_SHIFT) << (2 * BIN_BITS)) | ((g >> BIN_SHIFT) << BIN_BITS) | (b >> BIN_SHIFT);
+}
+
+/** Number of possible bins. */
+export const BIN_COUNT = 1 << (3 * BIN_BITS);
+
 /** Bins the pixels of img whose mask value is 0 (mask 1 = left out); no mask counts every pixel. */
 export function binPixels(img: RgbImage, exclude?: Uint8Array): ColorBins {
-  const binCount = 1 << (3 * BIN_BITS);
+  const binCount = BIN_COUNT;
   const counts = new Uint32Array(binCount);
   const sums = new Float64Array(binCount * 3);
   const { data } = img;
@@ -28,19 +38,20 @@ export function binPixels(img: RgbImage, exclude?: Uint8Array): ColorBins {
     const r = data[3 * p];
     const g = data[3 * p + 1];
     const b = data[3 * p + 2];
-    const bin = ((r >> BIN_SHIFT) << (2 * BIN_BITS)) | ((g >> BIN_SHIFT) << BIN_BITS) | (b >> BIN_SHIFT);
+    const bin = binIndex(r, g, b);
     counts[bin]++;
     sums[3 * bin] += r;
     sums[3 * bin + 1] += g;
     sums[3 * bin + 2] += b;
   }
-  const result: ColorBins = { labs: [], counts: [], total: 0 };
+  const result: ColorBins = { labs: [], counts: [], keys: [], total: 0 };
   for (let bin = 0; bin < binCount; bin++) {
     const n = counts[bin];
     if (n === 0) continue;
     const mean = (i: number) => Math.round(sums[3 * bin + i] / n);
     result.labs.push(srgbToOklab(mean(0), mean(1), mean(2)));
     result.counts.push(n);
+    result.keys.push(bin);
     result.total += n;
   }
   return result;

@@ -187,6 +187,22 @@ describe('palette extraction', () => {
       expect(deltaE(palette[0].rgb, parseColor('2e7d32').rgb)).toBeLessThan(3);
     });
 
+    it('collapses a textured gradient between two greens ΔE_OK 6 apart into one color', async () => {
+      // Material green 800 and 700: the ends of one softly shaded surface, not two colors of the image.
+      const [dark, light] = ['2e7d32', '388e3c'];
+      const d = deltaE(parseColor(dark).rgb, parseColor(light).rgb);
+      expect(d).toBeGreaterThan(5);
+      const ramp = svgDoc(
+        600,
+        400,
+        `<defs><linearGradient id="g"><stop offset="0" stop-color="#${dark}"/><stop offset="1" stop-color="#${light}"/></linearGradient></defs>` +
+          '<rect width="600" height="400" fill="url(#g)"/>',
+      );
+      const palette = extractPalette(applyPhotoTexture(await renderSvg(ramp), 8));
+      expect(palette).toHaveLength(1);
+      expect(deltaE(palette[0].rgb, parseColor(dark).rgb) + deltaE(palette[0].rgb, parseColor(light).rgb)).toBeLessThan(d + 3);
+    });
+
     it('gives a photo-like image of ten painted patches ten colors by default', async () => {
       const hexes = ['c62828', 'fbc02d', '2e7d32', '1f4e9c', '5d4037', 'f5f5f5', '212121', '8e24aa', 'ef6c00', '00acc1'];
       const body = hexes.map((h, i) => `<rect x="${(i % 5) * 120}" y="${Math.floor(i / 5) * 200}" width="120" height="200" fill="#${h}"/>`);

@@ -1,12 +1,12 @@
 import { detectBackground } from './background';
 import { classifyColor } from './classify';
-import { binPixels } from './histogram';
+import { BIN_COUNT, binIndex, binPixels } from './histogram';
 import { compareHueOrder } from './hue-order';
 import { refineClusters, seedCenters } from './kmeans';
 import { oklabDistance, oklabToRgb, type Oklab } from './oklab';
 import { findFlatRegions, type FlatRegion } from './regions';
 import type { PaletteEntry, PaletteOptions, RgbImage, WeightedColor } from './types';
-import { mergeClose, nearestIndex, weightedMean, type WeightedLab } from './weighted-lab';
+import { nearestIndex, weightedMean, type WeightedLab } from './weighted-lab';
 import { toPercentages } from './weights';
 
 /** Spec 8: target_number_colors has a largest effective value of 10. */
@@ -20,12 +20,35 @@ export const MAX_TARGET_COLORS = 10;
 export const DEFAULT_MAX_COLORS = MAX_TARGET_COLORS;
 
 /**
- * Clusters of the non-flat pixels (texture, shading, gradients, edges) closer than this ΔE_OK are one color. 8 is
- * about four just-noticeable differences: it joins the halves of a noisy or softly shaded patch (measured 4-7 apart
- * on ±16-level noise). Flat colors never pass through this merge: they are told apart by spatial coherence
- * (`findFlatRegions`), so two flat shades 3 apart stay two colors.
+ * Clusters of the non-flat pixels (texture, shading, gradients, edges) closer than this ΔE_OK are one color when
+ * their pixels are interleaved or meet softly (see mergeInterleaved); it is also the distance under which
+ * combinePalettes merges the colors of several images. 8 is about four just-noticeable differences: it joins the
+ * halves of a noisy or softly shaded patch (measured 4-7 apart on ±16-level noise). Flat colors never merge this way:
+ * they are told apart by spatial coherence (`findFlatRegions`), so two flat shades 3 apart stay two colors.
  */
 export const MERGE_DELTA_E = 8;
+
+/**
+ * Clusters of the non-flat pixels closer than this ΔE_OK are one color, whether or not their pixels mix: two just
+ * noticeable differences, the split k-means makes inside one lit surface. Between this and MERGE_DELTA_E, clusters
+ * merge only when their pixels are interleaved (noise, grain), so a photo keeps shades that lie in separate areas.
+ */
+export const SAME_TEXTURE_DELTA_E = 4;
+
+/**
+ * Two clusters are interleaved when the neighbour pairs (4-connected) joining them number at least this share of the
+ * smaller cluster's pixels. Halves of a noisy color meet at about every pixel (share ≈ 1 or more); two areas that
+ * touch along an edge meet at their perimeter only (a 100×100 area: 0.01); a 3-pixel stroke reaches 0.67.
+ */
+export const INTERLEAVE_MIN = 0.3;
+
+/**
+ * Two clusters meet softly when the pixels on either side of their common border differ on average by less than this
+ * share of the distance between the clusters: a gradient or shading crosses the border in small steps (a ramp: a
+ * few % of the distance), while an edge between two areas jumps (the whole distance, about half when JPEG or
+ * resizing spreads it over two pixels). Soft neighbours under MERGE_DELTA_E are one shaded color.
+ */
+export const SOFT_EDGE_STEP = 0.3;
 
 /**
  * Flat regions whose colors are closer than this ΔE_OK are one color shown in several places (a background split by
@@ -47,11 +70,12 @@ export const MIN_COLOR_PERCENT = 1;
  *
  * 1. Flat colors: connected regions of one color, however noisy (`findFlatRegions`), each reported at the mean of
  *    its own pixels; regions of the same color join; those of at least 1 % are palette colors. More than the target
- *    are grouped by k-means, each group reported by its largest color (never an average of distinct flat colors).
+ *    are grouped by k-means, each group reported by its medoid (never an average of distinct flat colors).
  * 2. The rest (texture, shading, gradients, edges, small regions): binned and clustered by weighted k-means in OKLab
- *    with the flat colors as fixed centers, so edge and noise pixels of a flat region go back to it. Clusters of the
- *    rest closer than MERGE_DELTA_E merge, those near a flat color join it, those under 1 % are folded into their
- *    nearest neighbour, and each is reported by its medoid (the color of the rest nearest its centre).
+ *    with the flat colors as fixed centers, so edge and noise pixels of a flat region go back to it. Clusters that
+ *    are one color spread by noise, grain or shading merge (mergeInterleaved: close, or interleaved, or meeting
+ *    softly), those under 1 % are folded into their nearest neighbour, and each is reported by its medoid (the
+ *    color of the rest nearest its centre).
  */
 export function extractPalette(img: RgbImage, opts: PaletteOptions = {}): PaletteEntry[] {
   const interior = opts.ignoreInteriorBackground === true;
@@ -77,19 +101,105 @@ export function extractPalette(img: RgbImage, opts: PaletteOptions = {}): Palett
 
   // 2. The rest, around the flat colors.
   const clusters = refineClusters(points, seedCenters(points, Math.max(k, fixed.length), fixed), fixed.length);
-  let free = mergeClose(clusters.slice(fixed.length), MERGE_DELTA_E).filter(
-    (c) => !fixed.some((f) => oklabDistance(f, c.lab) < MERGE_DELTA_E),
-  );
-  const flatMass = flat.map((c) => c.weight + 0);
+  const centers = clusters.map((c) => c.lab);
+  const binCluster = new Int32Array(BIN_COUNT);
+  bins.keys.forEach((key, i) => (binCluster[key] = nearestIndex(bins.labs[i], centers)));
+  const pixelCluster = new Int32Array(pixels);
+  for (let p = 0; p < pixels; p++) {
+    if (exclude && exclude[p]) pixelCluster[p] = -1;
+    else if (restMask[p]) pixelCluster[p] = flatOfRegion[label[p]];
+    else pixelCluster[p] = binCluster[binIndex(img.data[3 * p], img.data[3 * p + 1], img.data[3 * p + 2])];
+  }
+  let free = mergeInterleaved(clusters, fixed.length, pixelCluster, img);
+  const flatMass = flat.map((c) => c.weight);
   // Significance counts the whole area a color would hold: its flat pixels and the rest pixels nearest to it.
   const mass = massByNearest(points, [...fixed, ...free.map((c) => c.lab)]);
   free = free.filter((_, i) => mass[fixed.length + i] >= minMass);
   if (fixed.length === 0 && free.length === 0) free = [heaviest(clusters)];
   const final = refineClusters(points, [...fixed, ...free.map((c) => c.lab)], fixed.length);
+  const medoids = medoidsOf(points, final.map((c) => c.lab));
   const entries: WeightedLab[] = final.map((c, i) =>
-    i < fixed.length ? { lab: c.lab, weight: c.weight + flatMass[i] } : { lab: medoid(points, final, i), weight: c.weight },
+    i < fixed.length ? { lab: c.lab, weight: c.weight + flatMass[i] } : { lab: medoids[i], weight: c.weight },
   );
   return toPaletteEntries(entries.filter((e) => e.weight > 0));
+}
+
+/**
+ * Merges clusters of the non-flat pixels that are one color spread by noise, grain or texture, closest pair first:
+ * pairs under SAME_TEXTURE_DELTA_E, and pairs under MERGE_DELTA_E whose pixels are interleaved (neighbours of each
+ * other over at least INTERLEAVE_MIN of the smaller one's pixels, as the two halves of a noisy color are), while
+ * two areas of close colors that only meet along an edge stay apart. A cluster joining a flat color takes no part in
+ * its color (the flat region's color is the color of its pixels). Returns the clusters after the first `fixedCount`
+ * (the flat colors), with their masses of non-flat pixels.
+ */
+function mergeInterleaved(clusters: readonly WeightedLab[], fixedCount: number, pixelCluster: Int32Array, img: RgbImage): WeightedLab[] {
+  const K = clusters.length;
+  const { width, data } = img;
+  const adjacent = new Float64Array(K * K);
+  // Sum over those neighbour pairs of the pixels' own color difference (sRGB levels).
+  const step = new Float64Array(K * K);
+  const size = new Float64Array(K);
+  const n = pixelCluster.length;
+  const meet = (p: number, q: number) => {
+    const a = pixelCluster[p];
+    const b = pixelCluster[q];
+    if (b < 0 || b === a) return;
+    const d = Math.sqrt((data[3 * p] - data[3 * q]) ** 2 + (data[3 * p + 1] - data[3 * q + 1]) ** 2 + (data[3 * p + 2] - data[3 * q + 2]) ** 2);
+    adjacent[a * K + b]++;
+    adjacent[b * K + a]++;
+    step[a * K + b] += d;
+    step[b * K + a] += d;
+  };
+  for (let p = 0; p < n; p++) {
+    if (pixelCluster[p] < 0) continue;
+    size[pixelCluster[p]]++;
+    if (p % width < width - 1) meet(p, p + 1);
+    if (p + width < n) meet(p, p + width);
+  }
+  const items = clusters.map((c) => ({ lab: c.lab, weight: c.weight }));
+  const alive = clusters.map(() => true);
+  for (;;) {
+    let bi = -1;
+    let bj = -1;
+    let bestD = MERGE_DELTA_E;
+    for (let j = fixedCount; j < K; j++) {
+      if (!alive[j]) continue;
+      for (let i = 0; i < j; i++) {
+        if (!alive[i]) continue;
+        const d = oklabDistance(items[i].lab, items[j].lab);
+        if (d >= bestD) continue;
+        const pairs = adjacent[i * K + j];
+        const interleaved = pairs >= INTERLEAVE_MIN * Math.min(size[i], size[j]);
+        const soft = pairs > 0 && step[i * K + j] / pairs < SOFT_EDGE_STEP * rgbDistance(items[i].lab, items[j].lab);
+        if (d < SAME_TEXTURE_DELTA_E || interleaved || soft) {
+          bestD = d;
+          bi = i;
+          bj = j;
+        }
+      }
+    }
+    if (bi < 0) break;
+    if (bi >= fixedCount) items[bi].lab = weightedMean([items[bi], items[bj]]);
+    items[bi].weight += items[bj].weight;
+    size[bi] += size[bj];
+    for (let t = 0; t < K; t++) {
+      adjacent[bi * K + t] += adjacent[bj * K + t];
+      adjacent[t * K + bi] += adjacent[t * K + bj];
+      step[bi * K + t] += step[bj * K + t];
+      step[t * K + bi] += step[t * K + bj];
+    }
+    adjacent[bi * K + bi] = 0;
+    step[bi * K + bi] = 0;
+    alive[bj] = false;
+  }
+  return items.filter((_, i) => i >= fixedCount && alive[i]);
+}
+
+/** Distance of two colors in sRGB levels (the unit of the pixel steps it is compared with). */
+function rgbDistance(a: Oklab, b: Oklab): number {
+  const p = oklabToRgb(a);
+  const q = oklabToRgb(b);
+  return Math.sqrt((p[0] - q[0]) ** 2 + (p[1] - q[1]) ** 2 + (p[2] - q[2]) ** 2);
 }
 
 /** A color shown by flat regions: their pixel-weighted mean, total pixels, and the regions. */
@@ -116,8 +226,8 @@ function sameColorGroups(regions: readonly FlatRegion[]): FlatColor[] {
 }
 
 /**
- * At most k flat colors: with more, weighted k-means over them, each cluster reported by its largest member (a color
- * of the image) with the cluster's whole mass. groupOf maps each input color to its output color.
+ * At most k flat colors: with more, weighted k-means over them, each cluster reported by its medoid (a color of the
+ * image, the member nearest the others by mass) with the cluster's whole mass. groupOf maps each input color to its output color.
  */
 function atMost(colors: readonly FlatColor[], k: number): { colors: WeightedLab[]; groupOf: number[] } {
   if (colors.length <= k) return { colors: colors.map((c) => ({ lab: c.lab, weight: c.weight })), groupOf: colors.map((_, i) => i) };
@@ -126,7 +236,10 @@ function atMost(colors: readonly FlatColor[], k: number): { colors: WeightedLab[
   const used = [...new Set(assigned)].sort((a, b) => a - b);
   const out = used.map((center) => {
     const members = colors.filter((_, i) => assigned[i] === center);
-    return { lab: heaviest(members).lab, weight: members.reduce((s, m) => s + m.weight, 0) };
+    // The medoid: the member color with the least mass-weighted distance to the others, a color of the image.
+    const cost = (m: FlatColor) => members.reduce((s, o) => s + o.weight * oklabDistance(m.lab, o.lab), 0);
+    const medoid = members.reduce((best, m) => (cost(m) < cost(best) ? m : best));
+    return { lab: medoid.lab, weight: members.reduce((s, m) => s + m.weight, 0) };
   });
   return { colors: out, groupOf: assigned.map((center) => used.indexOf(center)) };
 }
@@ -138,17 +251,16 @@ function massByNearest(points: readonly WeightedLab[], centers: readonly Oklab[]
   return mass;
 }
 
-/** The point, among those nearest to cluster `index`, closest to its centre: a color that is in the image. */
-function medoid(points: readonly WeightedLab[], clusters: readonly WeightedLab[], index: number): Oklab {
-  const centers = clusters.map((c) => c.lab);
-  let best = centers[index];
-  let bestD = Infinity;
+/** For each center, the point nearest to it among the points nearest to it: a color that is in the image. */
+function medoidsOf(points: readonly WeightedLab[], centers: readonly Oklab[]): Oklab[] {
+  const best = [...centers];
+  const bestD = centers.map(() => Infinity);
   for (const p of points) {
-    if (nearestIndex(p.lab, centers) !== index) continue;
-    const d = oklabDistance(p.lab, centers[index]);
-    if (d < bestD) {
-      bestD = d;
-      best = p.lab;
+    const i = nearestIndex(p.lab, centers);
+    const d = oklabDistance(p.lab, centers[i]);
+    if (d < bestD[i]) {
+      bestD[i] = d;
+      best[i] = p.lab;
     }
   }
   return best;

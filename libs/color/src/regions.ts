@@ -1,15 +1,22 @@
-import { srgbToOklabInto, type Oklab } from './oklab';
+import { linearRgbToOklab, srgbToOklabInto, type Oklab } from './oklab';
 import type { RgbImage } from './types';
 
 /**
- * Radius of the box filter that measures a pixel's neighbourhood color (a 7×7 window). Averaging 49 pixels cuts
- * uniform ±16-level noise to about ΔE_OK 0.5, well under FLAT_TOLERANCE, while an edge between two regions is
- * blurred over only 3 pixels on each side.
+ * Points of the segmentation grid an image is reduced to: above it, the image is segmented on blocks of 2×2 or 3×3
+ * pixels (a 600×400 image becomes 300×200, 800×600 becomes 267×200): fewer points to convert, filter and grow, and
+ * the block means already cut the pixel noise. Region colors and areas are still measured on the pixels.
+ */
+const GRID_POINTS = 60_000;
+
+/**
+ * Radius, in pixels, of the box filter that measures a neighbourhood's color (7×7 pixels, 5×5 blocks of 2×2 or
+ * 3×3 blocks of 3×3). Averaging 49-100 pixels cuts uniform ±16-level noise to about ΔE_OK 0.5, well under FLAT_TOLERANCE, while an
+ * edge between two regions is blurred over only 3-4 pixels on each side.
  */
 export const SMOOTHING_RADIUS = 3;
 
 /**
- * A pixel joins a growing region when its neighbourhood color is within this ΔE_OK of the region's mean. 1.5 is
+ * A point joins a growing region when its neighbourhood color is within this ΔE_OK of the region's mean. 1.5 is
  * half of the smallest difference the palette must keep (ΔE_OK 3, "two blues of one brand"), so two flat colors 3
  * apart split at their common edge, and it is about 3 standard deviations of the smoothed noise above.
  */
@@ -31,11 +38,11 @@ export const FLAT_EXCESS_SPREAD = 0.6;
  */
 const MIN_REGION_SHARE = 0.01;
 
-/** Flatness ranks of seeds, in steps of 0.05 ΔE_OK: regions start from the flattest pixels (centres of areas). */
+/** Flatness ranks of seeds, in steps of 0.05 ΔE_OK: regions start from the flattest points (centres of areas). */
 const SEED_BUCKETS = 64;
 const SEED_BUCKET_WIDTH = 0.05;
 
-/** A connected region of one flat color: the mean OKLab of its pixels and their number. */
+/** A connected region of one flat color: the mean OKLab of its inner pixels and their number. */
 export interface FlatRegion {
   lab: Oklab;
   count: number;
@@ -43,34 +50,41 @@ export interface FlatRegion {
 
 export interface FlatRegions {
   regions: FlatRegion[];
-  /** Per pixel: index into regions, or -1 for pixels in no flat region (edges, texture, gradients, excluded). */
+  /**
+   * Per pixel: index into regions, or -1 for pixels in no flat region (texture, gradients, excluded pixels) and on a
+   * region's rim (its outermost points, which may mix two colors), left for the caller to assign by color.
+   */
   label: Int32Array;
 }
 
 /**
- * Finds the regions of the image that are one flat color, however noisy: connected pixels whose neighbourhood
- * colors (box-filtered OKLab) stay within FLAT_TOLERANCE of the region's mean, grown from the flattest pixels first,
+ * Finds the regions of the image that are one flat color, however noisy: connected points whose neighbourhood
+ * colors (box-filtered OKLab) stay within FLAT_TOLERANCE of the region's mean, grown from the flattest points first,
  * and kept when the spread of their neighbourhood colors is what pixel noise explains (spatially incoherent) rather
  * than a gradient or shading (spatially coherent change). Pixels with exclude[p] = 1 are never part of a region.
  */
 export function findFlatRegions(img: RgbImage, exclude?: Uint8Array): FlatRegions {
   const { width, height } = img;
   const n = width * height;
-  const lab = pixelLabs(img);
-  const smooth = boxFilter(lab, width, height, SMOOTHING_RADIUS);
-  const windowSize = (2 * SMOOTHING_RADIUS + 1) ** 2;
-  const label = new Int32Array(n).fill(-1);
-  // -1 unvisited, -2 visited and left to the rest of the image.
-  const regions: FlatRegion[] = [];
+  const block = Math.max(1, Math.min(3, Math.round(Math.sqrt(n / GRID_POINTS))));
+  const grid = blockGrid(img, block, exclude);
+  const { gw, gh, lab, excluded } = grid;
+  const gn = gw * gh;
+  const radius = Math.ceil(SMOOTHING_RADIUS / block);
+  const smooth = boxFilter(lab, gw, gh, radius);
+  const windowSize = (2 * radius + 1) ** 2;
+  // Per block: region id, -1 unvisited, -2 visited and left to the rest of the image.
+  const glabel = new Int32Array(gn).fill(-1);
   let counted = n;
   if (exclude) for (let p = 0; p < n; p++) if (exclude[p]) counted--;
-  const minRegion = Math.max(1, MIN_REGION_SHARE * counted);
-  const seeds = seedOrder(smooth, width, height, exclude);
-  const queue = new Int32Array(n);
-  const members = new Int32Array(n);
+  const minBlocks = Math.max(1, (MIN_REGION_SHARE * counted) / (block * block));
+  const seeds = seedOrder(smooth, gw, gh, radius, excluded);
+  const queue = new Int32Array(gn);
+  const members = new Int32Array(gn);
   const tol2 = (FLAT_TOLERANCE / 100) ** 2;
+  let regionCount = 0;
   for (const p0 of seeds) {
-    if (label[p0] !== -1) continue;
+    if (glabel[p0] !== -1) continue;
     // Grow a region from p0: breadth first over 4-neighbours within tolerance of the running mean.
     let head = 0;
     let tail = 0;
@@ -78,8 +92,8 @@ export function findFlatRegions(img: RgbImage, exclude?: Uint8Array): FlatRegion
     let sL = 0;
     let sA = 0;
     let sB = 0;
-    const regionId = regions.length;
-    label[p0] = regionId;
+    const regionId = regionCount;
+    glabel[p0] = regionId;
     queue[tail++] = p0;
     while (head < tail) {
       const p = queue[head++];
@@ -90,46 +104,133 @@ export function findFlatRegions(img: RgbImage, exclude?: Uint8Array): FlatRegion
       const mL = sL / size;
       const mA = sA / size;
       const mB = sB / size;
-      const x = p % width;
+      const x = p % gw;
       for (let k = 0; k < 4; k++) {
         let q: number;
         if (k === 0) q = x > 0 ? p - 1 : -1;
-        else if (k === 1) q = x < width - 1 ? p + 1 : -1;
-        else if (k === 2) q = p >= width ? p - width : -1;
-        else q = p + width < n ? p + width : -1;
-        if (q < 0 || label[q] !== -1 || (exclude && exclude[q])) continue;
+        else if (k === 1) q = x < gw - 1 ? p + 1 : -1;
+        else if (k === 2) q = p >= gw ? p - gw : -1;
+        else q = p + gw < gn ? p + gw : -1;
+        if (q < 0 || glabel[q] !== -1 || excluded[q]) continue;
         const dL = smooth[3 * q] - mL;
         const dA = smooth[3 * q + 1] - mA;
         const dB = smooth[3 * q + 2] - mB;
         if (dL * dL + dA * dA + dB * dB > tol2) continue;
-        label[q] = regionId;
+        glabel[q] = regionId;
         queue[tail++] = q;
       }
     }
-    if (size >= minRegion && isFlat(members, size, lab, smooth, windowSize)) {
-      let L = 0;
-      let A = 0;
-      let B = 0;
-      for (let i = 0; i < size; i++) {
-        const p = members[i];
-        L += lab[3 * p];
-        A += lab[3 * p + 1];
-        B += lab[3 * p + 2];
+    if (size >= minBlocks && isFlat(members, size, lab, smooth, windowSize)) regionCount++;
+    else for (let i = 0; i < size; i++) glabel[members[i]] = -2;
+  }
+  return regionPixels(img, grid, glabel, regionCount, block, exclude);
+}
+
+interface BlockGrid {
+  gw: number;
+  gh: number;
+  /** OKLab of each block's mean color. */
+  lab: Float32Array;
+  /** 1 where a block holds an excluded pixel (it never joins a region). */
+  excluded: Uint8Array;
+}
+
+/** Mean color of each block×block cell, in OKLab; runs of one color (flat artwork) are converted once. */
+function blockGrid(img: RgbImage, block: number, exclude?: Uint8Array): BlockGrid {
+  const { width, height, data } = img;
+  const gw = Math.ceil(width / block);
+  const gh = Math.ceil(height / block);
+  const lab = new Float32Array(3 * gw * gh);
+  const excluded = new Uint8Array(gw * gh);
+  let last = -1;
+  for (let gy = 0; gy < gh; gy++) {
+    for (let gx = 0; gx < gw; gx++) {
+      let r = 0;
+      let g = 0;
+      let b = 0;
+      let n = 0;
+      const g0 = gy * gw + gx;
+      for (let y = gy * block; y < Math.min(height, (gy + 1) * block); y++) {
+        for (let x = gx * block; x < Math.min(width, (gx + 1) * block); x++) {
+          const p = y * width + x;
+          if (exclude && exclude[p]) excluded[g0] = 1;
+          r += data[3 * p];
+          g += data[3 * p + 1];
+          b += data[3 * p + 2];
+          n++;
+        }
       }
-      regions.push({ lab: [L / size, A / size, B / size], count: size });
-    } else {
-      for (let i = 0; i < size; i++) label[members[i]] = -2;
+      r = Math.round(r / n);
+      g = Math.round(g / n);
+      b = Math.round(b / n);
+      const key = (r << 16) | (g << 8) | b;
+      if (key === last && g0 > 0) {
+        lab[3 * g0] = lab[3 * g0 - 3];
+        lab[3 * g0 + 1] = lab[3 * g0 - 2];
+        lab[3 * g0 + 2] = lab[3 * g0 - 1];
+      } else {
+        srgbToOklabInto(r, g, b, lab, 3 * g0);
+        last = key;
+      }
     }
   }
-  for (let p = 0; p < n; p++) if (label[p] < 0) label[p] = -1;
-  return { regions, label };
+  return { gw, gh, lab, excluded };
 }
 
 /**
- * A region is flat when the variance of its neighbourhood colors exceeds what its pixel noise predicts by at most
- * FLAT_EXCESS_SPREAD². With independent noise of variance σ² per pixel, a w-pixel window mean keeps σ²/w, and a
- * pixel differs from its window mean by σ²(w−1)/w on average, so the noise share of the smoothed variance is the
- * mean squared pixel-to-window difference / (w − 1). What remains is coherent change: a gradient or shading.
+ * Pixels of each kept region, without its rim (blocks with a 4-neighbour outside the region: on the grid they may
+ * hold pixels of two colors, and on a noisy image their neighbourhood color is a blend). A region's color is the
+ * mean of its inner pixels: the weighted centre of one region, a color of the image.
+ */
+function regionPixels(img: RgbImage, grid: BlockGrid, glabel: Int32Array, regionCount: number, block: number, exclude?: Uint8Array): FlatRegions {
+  const { width, height, data } = img;
+  const { gw, gh } = grid;
+  const label = new Int32Array(width * height).fill(-1);
+  const sums = new Float64Array(3 * regionCount);
+  const counts = new Float64Array(regionCount);
+  for (let gy = 0; gy < gh; gy++) {
+    for (let gx = 0; gx < gw; gx++) {
+      const g0 = gy * gw + gx;
+      const id = glabel[g0];
+      if (id < 0) continue;
+      // The image border is no rim: there the region ends without meeting another color.
+      if ((gx > 0 && glabel[g0 - 1] !== id) || (gx < gw - 1 && glabel[g0 + 1] !== id)) continue;
+      if ((gy > 0 && glabel[g0 - gw] !== id) || (gy < gh - 1 && glabel[g0 + gw] !== id)) continue;
+      for (let y = gy * block; y < Math.min(height, (gy + 1) * block); y++) {
+        for (let x = gx * block; x < Math.min(width, (gx + 1) * block); x++) {
+          const p = y * width + x;
+          if (exclude && exclude[p]) continue;
+          label[p] = id;
+          sums[3 * id] += data[3 * p];
+          sums[3 * id + 1] += data[3 * p + 1];
+          sums[3 * id + 2] += data[3 * p + 2];
+          counts[id]++;
+        }
+      }
+    }
+  }
+  const regions: FlatRegion[] = [];
+  for (let id = 0; id < regionCount; id++) {
+    const c = counts[id];
+    regions.push({ lab: c > 0 ? meanSrgbToOklab(sums[3 * id] / c, sums[3 * id + 1] / c, sums[3 * id + 2] / c) : [0, 0, 0], count: c });
+  }
+  return { regions, label };
+}
+
+/** OKLab of a mean sRGB color with fractional channels (exact for a flat region, whose mean is its one color). */
+function meanSrgbToOklab(r: number, g: number, b: number): Oklab {
+  const linear = (v: number) => {
+    const c = v / 255;
+    return c <= 0.04045 ? c / 12.92 : Math.pow((c + 0.055) / 1.055, 2.4);
+  };
+  return linearRgbToOklab(linear(r), linear(g), linear(b));
+}
+
+/**
+ * A region is flat when the variance of its neighbourhood colors exceeds what its point noise predicts by at most
+ * FLAT_EXCESS_SPREAD². With independent noise of variance σ² per point, a w-point window mean keeps σ²/w, and a
+ * point differs from its window mean by σ²(w−1)/w on average, so the noise share of the smoothed variance is the
+ * mean squared point-to-window difference / (w − 1). What remains is coherent change: a gradient or shading.
  */
 function isFlat(members: Int32Array, size: number, lab: Float32Array, smooth: Float32Array, windowSize: number): boolean {
   let mL = 0;
@@ -156,29 +257,6 @@ function isFlat(members: Int32Array, size: number, lab: Float32Array, smooth: Fl
   }
   const excess = spread / size - pixelNoise / size / (windowSize - 1);
   return excess <= (FLAT_EXCESS_SPREAD / 100) ** 2;
-}
-
-/** OKLab of every pixel; runs of one color (flat artwork) are converted once. */
-function pixelLabs(img: RgbImage): Float32Array {
-  const { data } = img;
-  const n = img.width * img.height;
-  const out = new Float32Array(3 * n);
-  let last = -1;
-  for (let p = 0; p < n; p++) {
-    const r = data[3 * p];
-    const g = data[3 * p + 1];
-    const b = data[3 * p + 2];
-    const key = (r << 16) | (g << 8) | b;
-    if (key === last) {
-      out[3 * p] = out[3 * p - 3];
-      out[3 * p + 1] = out[3 * p - 2];
-      out[3 * p + 2] = out[3 * p - 1];
-    } else {
-      srgbToOklabInto(r, g, b, out, 3 * p);
-      last = key;
-    }
-  }
-  return out;
 }
 
 /** Mean of each pixel's (2r+1)² window, clipped at the image border, through a summed-area table. */
@@ -225,9 +303,9 @@ function boxFilter(lab: Float32Array, width: number, height: number, r: number):
  * side), so that regions start in the middle of flat areas rather than on an edge, where a region would straddle two
  * colors.
  */
-function seedOrder(smooth: Float32Array, width: number, height: number, exclude?: Uint8Array): Int32Array {
+function seedOrder(smooth: Float32Array, width: number, height: number, radius: number, exclude: Uint8Array): Int32Array {
   const n = width * height;
-  const r = SMOOTHING_RADIUS + 1;
+  const r = radius + 1;
   const bucketOf = new Uint8Array(n);
   const counts = new Int32Array(SEED_BUCKETS);
   const dist = (p: number, q: number) => {
@@ -240,7 +318,7 @@ function seedOrder(smooth: Float32Array, width: number, height: number, exclude?
   for (let y = 0; y < height; y++) {
     for (let x = 0; x < width; x++) {
       const p = y * width + x;
-      if (exclude && exclude[p]) continue;
+      if (exclude[p]) continue;
       const gx = dist(y * width + Math.max(0, x - r), y * width + Math.min(width - 1, x + r));
       const gy = dist(Math.max(0, y - r) * width + x, Math.min(height - 1, y + r) * width + x);
       const bucket = Math.min(SEED_BUCKETS - 1, Math.floor((100 * (gx + gy)) / SEED_BUCKET_WIDTH));
@@ -253,7 +331,7 @@ function seedOrder(smooth: Float32Array, width: number, height: number, exclude?
   for (let b = 1; b < SEED_BUCKETS; b++) start[b] = start[b - 1] + counts[b - 1];
   const order = new Int32Array(counted);
   for (let p = 0; p < n; p++) {
-    if (exclude && exclude[p]) continue;
+    if (exclude[p]) continue;
     order[start[bucketOf[p]]++] = p;
   }
   return order;

@@ -19,7 +19,7 @@
  * Options: `--skip-search` leaves out 2 and 3 (they do not depend on palette extraction). With
  * COLOR_BENCH_BEFORE=<path to an older libs/color/src/palette.ts> that version runs side by side as "Loupe before".
  */
-import { classifyColor, deltaE, extractPalette, parseColor, Rgb } from '@loupe/color';
+import { classifyColor, colorSearchScore, deltaE, extractPalette, parseColor, Rgb } from '@loupe/color';
 import { oklabToRgb, rgbToOklab } from '@loupe/color/src/oklab';
 import type { RgbImage } from '@loupe/imaging';
 import { extractColorsFromImageData } from 'extract-colors';
@@ -399,7 +399,13 @@ interface GridScore {
   ms: number;
 }
 
-async function designPaletteBenchmark(extractors: readonly Extractor[]): Promise<GridScore[]> {
+/** Palettes extracted from the JPEG q60 grids, per extractor, with the grids' swatch colors (for search by shade). */
+interface GridCollection {
+  swatches: Swatch[][];
+  palettes: Array<Array<Array<{ rgb: Rgb; weight: number }>>>;
+}
+
+async function designPaletteBenchmark(extractors: readonly Extractor[], collection: GridCollection): Promise<GridScore[]> {
   const scores: GridScore[] = [];
   const names = Object.keys(DESIGN_PALETTES);
   for (const variant of VARIANTS) {
@@ -414,10 +420,12 @@ async function designPaletteBenchmark(extractors: readonly Extractor[]): Promise
       const swatches = swatchGrid(rand, palette, count);
       const { img, bytes } = await renderGrid(swatches, variant, rand);
       const own = swatches.map((s) => swatchColor(img, s));
+      if (variant === 'JPEG q60') collection.swatches.push(swatches);
       for (const [e, extractor] of extractors.entries()) {
         const started = performance.now();
         const colors = await extractor.extract(bytes, img);
         rows[e].ms += performance.now() - started;
+        if (variant === 'JPEG q60') (collection.palettes[e] ??= []).push(colors);
         const r = rows[e];
         const nearestSwatch = colors.map((c) => {
           let best = 0;
@@ -447,6 +455,38 @@ async function designPaletteBenchmark(extractors: readonly Extractor[]): Promise
     scores.push(...rows);
   }
   return scores;
+}
+
+/**
+ * Search by shade over the extracted palettes of the JPEG q60 grids: each grid's first swatch color is a one-color
+ * query, scored against every grid's palette with colorSearchScore (the score of color_search). The reference is the
+ * same search over the grids' true palettes (swatch colors and exact areas): how far each extracted palette's score
+ * is from its true score, and how many of the true top 10 the extracted palettes put in their top 10.
+ */
+function searchByShade(
+  extractors: readonly Extractor[],
+  all: GridCollection,
+  keep: (grid: Swatch[]) => boolean,
+): Array<{ name: string; scoreError: number; top10: number }> {
+  const kept = all.swatches.map((grid, i) => (keep(grid) ? i : -1)).filter((i) => i >= 0);
+  const collection = { swatches: kept.map((i) => all.swatches[i]), palettes: all.palettes.map((p) => kept.map((i) => p[i])) };
+  const truth = collection.swatches.map((grid) => grid.map((s) => ({ rgb: parseColor(s.hex).rgb, weight: s.percent, class: '' })));
+  const top10 = (scores: number[]) => new Set(scores.map((score, i) => ({ score, i })).sort((x, y) => y.score - x.score || x.i - y.i).slice(0, 10).map((r) => r.i));
+  return extractors.map((extractor, e) => {
+    let errorSum = 0;
+    let pairs = 0;
+    let overlap = 0;
+    for (const grid of collection.swatches) {
+      const query = [{ rgb: parseColor(grid[0].hex).rgb, weight: 100 }];
+      const expected = truth.map((palette) => colorSearchScore(query, palette));
+      const got = collection.palettes[e].map((palette) => colorSearchScore(query, palette.map((c) => ({ ...c, class: '' }))));
+      expected.forEach((x, i) => (errorSum += Math.abs(x - got[i])));
+      pairs += expected.length;
+      const want = top10(expected);
+      for (const i of top10(got)) if (want.has(i)) overlap++;
+    }
+    return { name: extractor.name, scoreError: errorSum / pairs, top10: (100 * overlap) / (10 * collection.swatches.length) };
+  });
 }
 
 /** Real photographs shipped as test fixtures of installed packages (the machine has no photo set of its own). */
@@ -542,8 +582,16 @@ async function main(): Promise<void> {
   console.log('|---|---|---|---|');
   for (const r of results) console.log(`| ${r.name} | ${r.mae.toFixed(2)} | ${r.classAccuracy.toFixed(1)} % | ${r.msPerImage.toFixed(1)} |`);
   const ours = results[0];
-  const grids = await designPaletteBenchmark(extractors);
+  const collection: GridCollection = { swatches: [], palettes: [] };
+  const grids = await designPaletteBenchmark(extractors, collection);
   printDesignPalettes(grids);
+  console.log(`\nsearch by shade over the extracted palettes of the ${collection.swatches.length} JPEG q60 grids (query: each grid's first swatch; reference: the same search over the true palettes)`);
+  console.log('| extractor | all grids: mean abs. score error (points) | all grids: true top 10 in the top 10 | grids of ≤ 10 swatches: score error | grids of ≤ 10 swatches: top 10 |');
+  console.log('|---|---|---|---|---|');
+  const small = searchByShade(extractors, collection, (g) => g.length <= 10);
+  searchByShade(extractors, collection, () => true).forEach((r, i) =>
+    console.log(`| ${r.name} | ${r.scoreError.toFixed(2)} | ${r.top10.toFixed(1)} % | ${small[i].scoreError.toFixed(2)} | ${small[i].top10.toFixed(1)} % |`),
+  );
   printPhotos(await photoBenchmark(extractors));
   const mine = grids.filter((g) => g.name === ours.name);
   const recall = (100 * mine.reduce((s, g) => s + g.recalled, 0)) / mine.reduce((s, g) => s + g.swatches, 0);
