@@ -13,21 +13,19 @@ const BIN_SHIFT = 8 - BIN_BITS;
 export interface ColorBins {
   labs: Oklab[];
   counts: number[];
-  /** Bin index (binIndex) of each entry. */
+  /** Bin index of each entry (5 bits of red, green, blue, in that order from the high bits). */
   keys: number[];
   total: number;
-}
-
-/** The bin of an sRGB color: 5 bits per channel. */
-export function binIndex(r: number, g: number, b: number): number {
-  return ((r >> BIN_SHIFT) << (2 * BIN_BITS)) | ((g >> BIN_SHIFT) << BIN_BITS) | (b >> BIN_SHIFT);
 }
 
 /** Number of possible bins. */
 export const BIN_COUNT = 1 << (3 * BIN_BITS);
 
-/** Bins the pixels of img whose mask value is 0 (mask 1 = left out); no mask counts every pixel. */
-export function binPixels(img: RgbImage, exclude?: Uint8Array): ColorBins {
+/**
+ * Bins the pixels of img whose mask value is 0 (mask 1 = left out); no mask counts every pixel. With pixelBins,
+ * each counted pixel's bin is written there (the caller's per-pixel view of the clusters), others are left alone.
+ */
+export function binPixels(img: RgbImage, exclude?: Uint8Array, pixelBins?: Int32Array): ColorBins {
   const binCount = BIN_COUNT;
   const counts = new Uint32Array(binCount);
   const sums = new Float64Array(binCount * 3);
@@ -38,7 +36,8 @@ export function binPixels(img: RgbImage, exclude?: Uint8Array): ColorBins {
     const r = data[3 * p];
     const g = data[3 * p + 1];
     const b = data[3 * p + 2];
-    const bin = binIndex(r, g, b);
+    const bin = ((r >> BIN_SHIFT) << (2 * BIN_BITS)) | ((g >> BIN_SHIFT) << BIN_BITS) | (b >> BIN_SHIFT);
+    if (pixelBins) pixelBins[p] = bin;
     counts[bin]++;
     sums[3 * bin] += r;
     sums[3 * bin + 1] += g;

@@ -1,6 +1,6 @@
 import { detectBackground } from './background';
 import { classifyColor } from './classify';
-import { BIN_COUNT, binIndex, binPixels } from './histogram';
+import { BIN_COUNT, binPixels } from './histogram';
 import { compareHueOrder } from './hue-order';
 import { refineClusters, seedCenters } from './kmeans';
 import { oklabDistance, oklabToRgb, type Oklab } from './oklab';
@@ -93,9 +93,18 @@ export function extractPalette(img: RgbImage, opts: PaletteOptions = {}): Palett
   const { colors: flat, groupOf } = atMost(groups, k);
   const flatOfRegion = new Int32Array(regions.length).fill(-1);
   groups.forEach((g, i) => g.regions.forEach((r) => (flatOfRegion[r] = groupOf[i])));
+  // Per pixel: -1 excluded, the flat color's index, or (below) the cluster of its bin.
+  const pixelCluster = new Int32Array(pixels);
   const restMask = new Uint8Array(pixels);
-  for (let p = 0; p < pixels; p++) restMask[p] = (exclude && exclude[p]) || (label[p] >= 0 && flatOfRegion[label[p]] >= 0) ? 1 : 0;
-  const bins = binPixels(img, restMask);
+  for (let p = 0; p < pixels; p++) {
+    const flatIndex = label[p] >= 0 ? flatOfRegion[label[p]] : -1;
+    if (exclude && exclude[p]) pixelCluster[p] = -1;
+    else if (flatIndex >= 0) pixelCluster[p] = flatIndex;
+    else continue;
+    restMask[p] = 1;
+  }
+  const pixelBin = new Int32Array(pixels);
+  const bins = binPixels(img, restMask, pixelBin);
   const points: WeightedLab[] = bins.labs.map((lab, i) => ({ lab, weight: bins.counts[i] }));
   const fixed = flat.map((c) => c.lab);
 
@@ -104,12 +113,7 @@ export function extractPalette(img: RgbImage, opts: PaletteOptions = {}): Palett
   const centers = clusters.map((c) => c.lab);
   const binCluster = new Int32Array(BIN_COUNT);
   bins.keys.forEach((key, i) => (binCluster[key] = nearestIndex(bins.labs[i], centers)));
-  const pixelCluster = new Int32Array(pixels);
-  for (let p = 0; p < pixels; p++) {
-    if (exclude && exclude[p]) pixelCluster[p] = -1;
-    else if (restMask[p]) pixelCluster[p] = flatOfRegion[label[p]];
-    else pixelCluster[p] = binCluster[binIndex(img.data[3 * p], img.data[3 * p + 1], img.data[3 * p + 2])];
-  }
+  for (let p = 0; p < pixels; p++) if (!restMask[p]) pixelCluster[p] = binCluster[pixelBin[p]];
   let free = mergeInterleaved(clusters, fixed.length, pixelCluster, img);
   const flatMass = flat.map((c) => c.weight);
   // Significance counts the whole area a color would hold: its flat pixels and the rest pixels nearest to it.
@@ -136,7 +140,7 @@ function mergeInterleaved(clusters: readonly WeightedLab[], fixedCount: number, 
   const K = clusters.length;
   const { width, data } = img;
   const adjacent = new Float64Array(K * K);
-  // Sum over those neighbour pairs of the pixels' own color difference (sRGB levels).
+  // Sum over those neighbour pairs of the pixels' own color difference (sRGB levels, summed over the channels).
   const step = new Float64Array(K * K);
   const size = new Float64Array(K);
   const n = pixelCluster.length;
@@ -144,7 +148,7 @@ function mergeInterleaved(clusters: readonly WeightedLab[], fixedCount: number, 
     const a = pixelCluster[p];
     const b = pixelCluster[q];
     if (b < 0 || b === a) return;
-    const d = Math.sqrt((data[3 * p] - data[3 * q]) ** 2 + (data[3 * p + 1] - data[3 * q + 1]) ** 2 + (data[3 * p + 2] - data[3 * q + 2]) ** 2);
+    const d = Math.abs(data[3 * p] - data[3 * q]) + Math.abs(data[3 * p + 1] - data[3 * q + 1]) + Math.abs(data[3 * p + 2] - data[3 * q + 2]);
     adjacent[a * K + b]++;
     adjacent[b * K + a]++;
     step[a * K + b] += d;
@@ -195,11 +199,11 @@ function mergeInterleaved(clusters: readonly WeightedLab[], fixedCount: number, 
   return items.filter((_, i) => i >= fixedCount && alive[i]);
 }
 
-/** Distance of two colors in sRGB levels (the unit of the pixel steps it is compared with). */
+/** Distance of two colors in sRGB levels summed over the channels (the unit of the pixel steps it is compared with). */
 function rgbDistance(a: Oklab, b: Oklab): number {
   const p = oklabToRgb(a);
   const q = oklabToRgb(b);
-  return Math.sqrt((p[0] - q[0]) ** 2 + (p[1] - q[1]) ** 2 + (p[2] - q[2]) ** 2);
+  return Math.abs(p[0] - q[0]) + Math.abs(p[1] - q[1]) + Math.abs(p[2] - q[2]);
 }
 
 /** A color shown by flat regions: their pixel-weighted mean, total pixels, and the regions. */

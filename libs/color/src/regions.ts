@@ -1,4 +1,4 @@
-import { linearRgbToOklab, srgbToOklabInto, type Oklab } from './oklab';
+import { srgbToOklabInto, type Oklab } from './oklab';
 import type { RgbImage } from './types';
 
 /**
@@ -180,7 +180,7 @@ function blockGrid(img: RgbImage, block: number, exclude?: Uint8Array): BlockGri
 /**
  * Pixels of each kept region, without its rim (blocks with a 4-neighbour outside the region: on the grid they may
  * hold pixels of two colors, and on a noisy image their neighbourhood color is a blend). A region's color is the
- * mean of its inner pixels: the weighted centre of one region, a color of the image.
+ * OKLab mean of its inner pixels: the weighted centre of one region, a color of the image.
  */
 function regionPixels(img: RgbImage, grid: BlockGrid, glabel: Int32Array, regionCount: number, block: number, exclude?: Uint8Array): FlatRegions {
   const { width, height, data } = img;
@@ -188,6 +188,10 @@ function regionPixels(img: RgbImage, grid: BlockGrid, glabel: Int32Array, region
   const label = new Int32Array(width * height).fill(-1);
   const sums = new Float64Array(3 * regionCount);
   const counts = new Float64Array(regionCount);
+  const samples = new Float64Array(regionCount);
+  // Colors are averaged in OKLab, like every other color of the palette; a flat run converts once.
+  const lab = new Float32Array(3);
+  let lastKey = -1;
   for (let gy = 0; gy < gh; gy++) {
     for (let gx = 0; gx < gw; gx++) {
       const g0 = gy * gw + gx;
@@ -201,29 +205,27 @@ function regionPixels(img: RgbImage, grid: BlockGrid, glabel: Int32Array, region
           const p = y * width + x;
           if (exclude && exclude[p]) continue;
           label[p] = id;
-          sums[3 * id] += data[3 * p];
-          sums[3 * id + 1] += data[3 * p + 1];
-          sums[3 * id + 2] += data[3 * p + 2];
           counts[id]++;
+          if ((x | y) & 1) continue; // the color from one pixel in four: a region of 1 % still has hundreds
+          const key = (data[3 * p] << 16) | (data[3 * p + 1] << 8) | data[3 * p + 2];
+          if (key !== lastKey) {
+            srgbToOklabInto(data[3 * p], data[3 * p + 1], data[3 * p + 2], lab, 0);
+            lastKey = key;
+          }
+          sums[3 * id] += lab[0];
+          sums[3 * id + 1] += lab[1];
+          sums[3 * id + 2] += lab[2];
+          samples[id]++;
         }
       }
     }
   }
   const regions: FlatRegion[] = [];
   for (let id = 0; id < regionCount; id++) {
-    const c = counts[id];
-    regions.push({ lab: c > 0 ? meanSrgbToOklab(sums[3 * id] / c, sums[3 * id + 1] / c, sums[3 * id + 2] / c) : [0, 0, 0], count: c });
+    const m = samples[id];
+    regions.push({ lab: m > 0 ? [sums[3 * id] / m, sums[3 * id + 1] / m, sums[3 * id + 2] / m] : [0, 0, 0], count: counts[id] });
   }
   return { regions, label };
-}
-
-/** OKLab of a mean sRGB color with fractional channels (exact for a flat region, whose mean is its one color). */
-function meanSrgbToOklab(r: number, g: number, b: number): Oklab {
-  const linear = (v: number) => {
-    const c = v / 255;
-    return c <= 0.04045 ? c / 12.92 : Math.pow((c + 0.055) / 1.055, 2.4);
-  };
-  return linearRgbToOklab(linear(r), linear(g), linear(b));
 }
 
 /**
