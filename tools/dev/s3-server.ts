@@ -6,12 +6,14 @@
 import { mkdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { serialiseS3rverWrites } from '@loupe/storage/src/testing';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const S3rver = require('s3rver');
 
 const port = Number(process.argv[2] ?? 4568);
 const directory = process.argv[3] ?? path.join(os.tmpdir(), `loupe-s3rver-${port}`);
 mkdirSync(directory, { recursive: true });
+serialiseS3rverWrites();
 new S3rver({ port, address: '127.0.0.1', directory, silent: true })
   .run()
   .then(() => console.log(`s3rver listening on http://127.0.0.1:${port} (data in ${directory})`))

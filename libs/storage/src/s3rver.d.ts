@@ -18,3 +18,12 @@ declare module 's3rver' {
 
   export = S3rver;
 }
+
+declare module 's3rver/lib/stores/filesystem' {
+  /** The folder store behind s3rver; testing.ts serialises its writes (see serialiseS3rverWrites). */
+  class FilesystemStore {
+    constructor(rootDirectory: string);
+  }
+
+  export = FilesystemStore;
+}

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import S3rver from 's3rver';
+import FilesystemStore from 's3rver/lib/stores/filesystem';
 
 /**
  * A fresh database `loupe_test_<random>` on the server of `baseUrl`, for tests that need real Postgres.
@@ -39,6 +40,42 @@ async function withClient<T>(url: string, fn: (client: Client) => Promise<T>): P
 /** s3rver's fixed credentials. */
 const S3RVER_CREDENTIAL = 'S3RVER';
 
+interface S3rverFilesystemStore {
+  putObject(object: { bucket: string }): Promise<unknown>;
+  deleteObject(bucket: string, key: string): Promise<unknown>;
+  __loupeSerialised?: boolean;
+}
+
+/**
+ * s3rver's folder store races with itself: deleting an object removes its folders once empty, and a put into the same
+ * folder that made the folder a moment before then opens its file in a folder that is gone. The write stream's error
+ * has no listener, so the whole server process dies (seen in CI under the fault suites' concurrent adds and deletes of
+ * staged uploads). Puts and deletes of one bucket are run one at a time here; it is a test server, so throughput does
+ * not matter and S3's real semantics are unchanged.
+ */
+export function serialiseS3rverWrites(): void {
+  const store = FilesystemStore.prototype as S3rverFilesystemStore;
+  if (store.__loupeSerialised) return;
+  store.__loupeSerialised = true;
+  const tails = new Map<string, Promise<unknown>>();
+  const serially = <T>(bucket: string, work: () => Promise<T>): Promise<T> => {
+    const run = (tails.get(bucket) ?? Promise.resolve()).catch(() => undefined).then(work);
+    const tail = run.catch(() => undefined);
+    tails.set(bucket, tail);
+    void tail.then(() => {
+      if (tails.get(bucket) === tail) tails.delete(bucket);
+    });
+    return run;
+  };
+  const { putObject, deleteObject } = store;
+  store.putObject = function (this: S3rverFilesystemStore, object) {
+    return serially(object.bucket, () => putObject.call(this, object));
+  };
+  store.deleteObject = function (this: S3rverFilesystemStore, bucket, key) {
+    return serially(bucket, () => deleteObject.call(this, bucket, key));
+  };
+}
+
 /**
  * An in-process S3 server on 127.0.0.1 with a free port. Without `dir` it stores in a temporary folder that
  * `close()` removes. It answers 501 to multipart uploads: keep test objects below the client's part size (64 MiB).
@@ -47,6 +84,7 @@ export async function startS3Server(
   dir?: string,
 ): Promise<{ endpoint: string; accessKey: string; secretKey: string; close(): Promise<void> }> {
   const directory = dir ?? (await mkdtemp(join(tmpdir(), 'loupe-s3rver-')));
+  serialiseS3rverWrites();
   const server = new S3rver({ address: '127.0.0.1', port: 0, directory, silent: true });
   const { port } = await server.run();
   return {
