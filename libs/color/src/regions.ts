@@ -150,8 +150,10 @@ function blockGrid(img: RgbImage, block: number, exclude?: Uint8Array): BlockGri
       let b = 0;
       let n = 0;
       const g0 = gy * gw + gx;
-      for (let y = gy * block; y < Math.min(height, (gy + 1) * block); y++) {
-        for (let x = gx * block; x < Math.min(width, (gx + 1) * block); x++) {
+      const yEnd = Math.min(height, (gy + 1) * block);
+      const xEnd = Math.min(width, (gx + 1) * block);
+      for (let y = gy * block; y < yEnd; y++) {
+        for (let x = gx * block; x < xEnd; x++) {
           const p = y * width + x;
           if (exclude && exclude[p]) excluded[g0] = 1;
           r += data[3 * p];
