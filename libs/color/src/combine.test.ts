@@ -18,6 +18,23 @@ describe('combining palettes', () => {
     expect(sumHundredths(combined)).toBe(10000);
   });
 
+  it("keeps two brand blues of different images apart, each at its own color, and never reports their average", () => {
+    // ΔE_OK 5 apart: a designer's two shades. The old cross-image merge (ΔE 8) returned one blue found in no image.
+    const a = [entry('1f4e9c', 100)];
+    const b = [entry('2a5cb0', 100)];
+    const combined = combinePalettes([a, b]);
+    expect(combined).toHaveLength(2);
+    expect(combined.map((e) => e.rgb).sort()).toEqual([rgb('1f4e9c'), rgb('2a5cb0')].sort());
+  });
+
+  it('reports a merged color at its heaviest member, a color of an image', () => {
+    const combined = combinePalettes([[entry('1f4e9c', 40), entry('ffffff', 60)], [entry('2052a0', 100)]]);
+    expect(combined).toHaveLength(2);
+    const blue = combined.find((e) => e.class !== 'white')!;
+    expect(blue.rgb).toEqual(rgb('2052a0'));
+    expect(blue.weight).toBe(70);
+  });
+
   it('keeps the heaviest colors under a limit, renormalised to 100 and ranked by hue', () => {
     const a = [entry('111111', 10), entry('d81e1e', 30), entry('1f4e9c', 40), entry('ffffff', 20)];
     const limited = combinePalettes([a], 2);

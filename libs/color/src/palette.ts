@@ -21,8 +21,7 @@ export const DEFAULT_MAX_COLORS = MAX_TARGET_COLORS;
 
 /**
  * Clusters of the non-flat pixels (texture, shading, gradients, edges) closer than this ΔE_OK are one color when
- * their pixels are interleaved or meet softly (see mergeInterleaved); it is also the distance under which
- * combinePalettes merges the colors of several images. 8 is about four just-noticeable differences: it joins the
+ * their pixels are interleaved or meet softly (see mergeInterleaved). 8 is about four just-noticeable differences: it joins the
  * halves of a noisy or softly shaded patch (measured 4-7 apart on ±16-level noise). Flat colors never merge this way:
  * they are told apart by spatial coherence (`findFlatRegions`), so two flat shades 3 apart stay two colors.
  */

@@ -34,30 +34,3 @@ export function weightedMean(items: readonly WeightedLab[]): Oklab {
   }
   return w > 0 ? [L / w, a / w, b / w] : [0, 0, 0];
 }
-
-/**
- * Repeatedly merges the two closest colors while they are nearer than maxDeltaE, the merged color being their
- * mass-weighted mean. Closest-pair-first keeps merging from chaining along a gradient: each merge moves the
- * center, so a far end of a ramp is never pulled in through its neighbours alone.
- */
-export function mergeClose(items: readonly WeightedLab[], maxDeltaE: number): WeightedLab[] {
-  const out = items.map((it) => ({ lab: it.lab, weight: it.weight }));
-  for (;;) {
-    let bi = -1;
-    let bj = -1;
-    let bestD = maxDeltaE;
-    for (let i = 0; i < out.length; i++) {
-      for (let j = i + 1; j < out.length; j++) {
-        const d = oklabDistance(out[i].lab, out[j].lab);
-        if (d < bestD) {
-          bestD = d;
-          bi = i;
-          bj = j;
-        }
-      }
-    }
-    if (bi < 0) return out;
-    out[bi] = { lab: weightedMean([out[bi], out[bj]]), weight: out[bi].weight + out[bj].weight };
-    out.splice(bj, 1);
-  }
-}
