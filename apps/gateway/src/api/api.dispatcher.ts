@@ -1,6 +1,7 @@
 import { ParamError, Params, PayloadTooLargeError, quoteInput } from '@loupe/envelope';
 import { PublicSearchError } from '@loupe/jobs';
 import { JobFailedError, QueueErrorCode } from '@loupe/queue';
+import { isBackendUnavailable, RETRY_AFTER_UNAVAILABLE_S, UNAVAILABLE_MESSAGE } from '../http/unavailable';
 import type { Metrics } from '@loupe/runtime';
 import type { IncomingMessage } from 'node:http';
 import type { BodyLimits } from '../http/read-params';
@@ -79,6 +80,7 @@ export class ApiDispatcher {
       // Closing the connection stops the client's upload at once; kept open, Node would read the rest and discard it.
       if (error instanceof PayloadTooLargeError) return answer(413, ['REQUEST_TOO_LARGE', error.message], [], { connection: 'close' });
       this.log(`api/${operation} failed`, error);
+      if (isBackendUnavailable(error)) return answer(503, ['SERVICE_UNAVAILABLE', UNAVAILABLE_MESSAGE], [], { 'retry-after': String(RETRY_AFTER_UNAVAILABLE_S) });
       return answer(500, ['INTERNAL_ERROR', 'An internal error occurred; it has been logged.'], []);
     } finally {
       client.release();

@@ -13,6 +13,7 @@ import type { OperationOutcome, OperationTable, ServiceName } from '../services/
 import { AuthThrottledError, BasicAuthService } from './basic-auth.service';
 import { watchClientGone } from './client-gone';
 import { BodyLimits, readParams } from './read-params';
+import { isBackendUnavailable, RETRY_AFTER_UNAVAILABLE_S, UNAVAILABLE_MESSAGE } from './unavailable';
 
 export interface HttpAnswer {
   status: number;
@@ -120,6 +121,7 @@ export class CollectionDispatcher {
       // Closing the connection stops the client's upload at once; kept open, Node would read the rest and discard it.
       if (error instanceof PayloadTooLargeError) return answer(413, failure(error.message), { connection: 'close' });
       this.observe.log.error({ service, operation, err: error instanceof Error ? error.stack : String(error) }, 'request failed');
+      if (isBackendUnavailable(error)) return answer(503, failure(UNAVAILABLE_MESSAGE), { 'retry-after': String(RETRY_AFTER_UNAVAILABLE_S) });
       return answer(500, failure(`Internal error: ${internalErrorDetail(error)}`));
     } finally {
       client.release();

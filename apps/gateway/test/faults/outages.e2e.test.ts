@@ -111,6 +111,10 @@ describe.skipIf(!real.enabled)('faults: Redis and Postgres go down in the middle
       expect(audit.stagedBlobs).toEqual([]);
       // Every job ran to its end on a living worker, so its answer can say exactly what it added.
       expect(presentThoughFailed(calls, audit.present)).toEqual([]);
+      // A database that cannot be reached is an outage to retry, not a fault of Loupe's: 503 with Retry-After.
+      const failed = calls.filter((c) => c.envelopeStatus === 'fail');
+      expect(failed.length, 'some adds fell into the outage').toBeGreaterThan(0);
+      expect(failed.filter((c) => c.httpStatus !== 503).map((c) => `${c.httpStatus}: ${c.errors[0]}`)).toEqual([]);
     } finally {
       await sys?.destroy();
       await pg.destroy();
