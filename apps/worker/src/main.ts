@@ -1,7 +1,6 @@
 import { createWorkerServices, ExpirySweeper, PUBLIC_CANDIDATES_KIND, publicCandidateKinds, StagingSweeper } from '@loupe/jobs';
 import { createBullQueue, JobQueue, startBullWorkers } from '@loupe/queue';
-import { createLogger, instrumentProcessors, loadConfig, Metrics, openInfrastructure } from '@loupe/runtime';
-import { createServer } from 'node:http';
+import { createLogger, instrumentProcessors, loadConfig, Metrics, openInfrastructure, serveMetrics } from '@loupe/runtime';
 
 /**
  * A worker process: runs the processors of the job kinds named in WORKER_QUEUES (default: all) against the shared
@@ -40,6 +39,9 @@ async function main(): Promise<void> {
     await services.processors[kind]({ words: [], limit: 0 }, { kind, group: 'warm-up', attempt: 1 });
     console.log(`Loupe worker: ${kind} loaded in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   }
+  // Listening before taking jobs: a port clash stops the process before it has work to abandon, and /health/live
+  // (the shard owners' readiness) answers only once the shards above are loaded.
+  const metricsServer = await serveMetrics(metrics, config.metricsPort);
   const concurrency = Number(process.env.WORKER_CONCURRENCY || 1);
   const workers = await startBullWorkers({
     redisUrl: config.redisUrl,
@@ -53,21 +55,10 @@ async function main(): Promise<void> {
     error ? log.warn({ err: error instanceof Error ? error.message : String(error) }, message) : log.info(message);
   const sweeper = new ExpirySweeper(infra.publicApi, infra.blobs, { overlayTtlHours: config.overlayTtlHours }).start(config.sweepIntervalMinutes, logSweep);
   const stagingSweeper = new StagingSweeper(infra.blobs, { maxAgeHours: config.stagingMaxAgeHours }).start(config.sweepIntervalMinutes, logSweep);
-  const metricsPort = Number(process.env.METRICS_PORT ?? 9464);
-  const server = createServer(async (req, res) => {
-    if (req.url === '/metrics') {
-      res.writeHead(200, { 'content-type': metrics.registry.contentType }).end(await metrics.registry.metrics());
-    } else if (req.url === '/health/live') {
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'ok' }));
-    } else {
-      res.writeHead(404).end();
-    }
-  });
-  server.listen(metricsPort);
-  console.log(`Loupe worker ready for ${kinds.length > 0 ? kinds.join(', ') : 'all job kinds'} (concurrency ${concurrency}, metrics on :${metricsPort})`);
+  console.log(`Loupe worker ready for ${kinds.length > 0 ? kinds.join(', ') : 'all job kinds'} (concurrency ${concurrency}, metrics on :${metricsServer.port})`);
   const stop = async (signal: string) => {
     console.log(`${signal}: finishing current jobs and stopping`);
-    server.close();
+    await metricsServer.close();
     await sweeper.stop();
     await stagingSweeper.stop();
     await workers.close();

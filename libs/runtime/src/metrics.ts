@@ -113,9 +113,17 @@ export function serveMetrics(metrics: Metrics, port: number, host?: string): Pro
   server.headersTimeout = 10_000;
   server.requestTimeout = 10_000;
   return new Promise((resolve, reject) => {
-    server.once('error', reject);
+    const refuse = (error: NodeJS.ErrnoException) =>
+      reject(
+        new Error(
+          error.code === 'EADDRINUSE'
+            ? `METRICS_PORT ${port} is already in use (another Loupe process on this machine?): give each process its own METRICS_PORT, or 0 for any free port.`
+            : `METRICS_PORT ${port} could not be listened on: ${error.message}`,
+        ),
+      );
+    server.once('error', refuse);
     server.listen(port, host, () => {
-      server.off('error', reject);
+      server.off('error', refuse);
       resolve({
         port: (server.address() as AddressInfo).port,
         close: () =>
