@@ -27,8 +27,8 @@ export const BIN_COUNT = 1 << (3 * BIN_BITS);
  */
 export function binPixels(img: RgbImage, exclude?: Uint8Array, pixelBins?: Int32Array): ColorBins {
   const binCount = BIN_COUNT;
-  const counts = new Uint32Array(binCount);
-  const sums = new Float64Array(binCount * 3);
+  // Per bin: pixel count and the sums of red, green and blue, side by side (one cache line per bin).
+  const acc = new Float64Array(binCount * 4);
   const { data } = img;
   const pixels = img.width * img.height;
   for (let p = 0; p < pixels; p++) {
@@ -38,17 +38,18 @@ export function binPixels(img: RgbImage, exclude?: Uint8Array, pixelBins?: Int32
     const b = data[3 * p + 2];
     const bin = ((r >> BIN_SHIFT) << (2 * BIN_BITS)) | ((g >> BIN_SHIFT) << BIN_BITS) | (b >> BIN_SHIFT);
     if (pixelBins) pixelBins[p] = bin;
-    counts[bin]++;
-    sums[3 * bin] += r;
-    sums[3 * bin + 1] += g;
-    sums[3 * bin + 2] += b;
+    const o = 4 * bin;
+    acc[o]++;
+    acc[o + 1] += r;
+    acc[o + 2] += g;
+    acc[o + 3] += b;
   }
   const result: ColorBins = { labs: [], counts: [], keys: [], total: 0 };
   for (let bin = 0; bin < binCount; bin++) {
-    const n = counts[bin];
+    const o = 4 * bin;
+    const n = acc[o];
     if (n === 0) continue;
-    const mean = (i: number) => Math.round(sums[3 * bin + i] / n);
-    result.labs.push(srgbToOklab(mean(0), mean(1), mean(2)));
+    result.labs.push(srgbToOklab(Math.round(acc[o + 1] / n), Math.round(acc[o + 2] / n), Math.round(acc[o + 3] / n)));
     result.counts.push(n);
     result.keys.push(bin);
     result.total += n;

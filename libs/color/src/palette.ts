@@ -90,7 +90,7 @@ export function extractPalette(img: RgbImage, opts: PaletteOptions = {}): Palett
   const minMass = (MIN_COLOR_PERCENT / 100) * counted;
 
   // 1. Flat colors.
-  const { regions, label } = findFlatRegions(img, exclude);
+  const { regions, blockLabel, block, gridWidth } = findFlatRegions(img, exclude);
   const groups = sameColorGroups(regions).filter((g) => g.weight >= minMass);
   const { colors: flat, groupOf } = atMost(groups, k);
   const flatOfRegion = new Int32Array(regions.length).fill(-1);
@@ -98,12 +98,29 @@ export function extractPalette(img: RgbImage, opts: PaletteOptions = {}): Palett
   // Per pixel: -1 excluded, the flat color's index, or (below) the cluster of its bin.
   const pixelCluster = new Int32Array(pixels);
   const restMask = new Uint8Array(pixels);
-  for (let p = 0; p < pixels; p++) {
-    const flatIndex = label[p] >= 0 ? flatOfRegion[label[p]] : -1;
-    if (exclude && exclude[p]) pixelCluster[p] = -1;
-    else if (flatIndex >= 0) pixelCluster[p] = flatIndex;
-    else continue;
-    restMask[p] = 1;
+  const blockFlat = new Int32Array(blockLabel.length);
+  for (let g = 0; g < blockLabel.length; g++) blockFlat[g] = blockLabel[g] >= 0 ? flatOfRegion[blockLabel[g]] : -1;
+  const { width, height } = img;
+  for (let y = 0; y < height; y++) {
+    const row = ((y / block) | 0) * gridWidth;
+    for (let gx = 0; gx < gridWidth; ) {
+      const flatIndex = blockFlat[row + gx];
+      const runStart = gx;
+      while (gx < gridWidth && blockFlat[row + gx] === flatIndex) gx++;
+      if (flatIndex < 0) continue;
+      // A run of blocks of one flat color.
+      const x0 = y * width + runStart * block;
+      const x1 = y * width + Math.min(width, gx * block);
+      pixelCluster.fill(flatIndex, x0, x1);
+      restMask.fill(1, x0, x1);
+    }
+  }
+  if (exclude) {
+    for (let p = 0; p < pixels; p++) {
+      if (!exclude[p]) continue;
+      pixelCluster[p] = -1;
+      restMask[p] = 1;
+    }
   }
   const pixelBin = new Int32Array(pixels);
   const bins = binPixels(img, restMask, pixelBin);
@@ -146,10 +163,7 @@ function mergeInterleaved(clusters: readonly WeightedLab[], fixedCount: number, 
   const step = new Float64Array(K * K);
   const size = new Float64Array(K);
   const n = pixelCluster.length;
-  const meet = (p: number, q: number) => {
-    const a = pixelCluster[p];
-    const b = pixelCluster[q];
-    if (b < 0 || b === a) return;
+  const meet = (a: number, b: number, p: number, q: number) => {
     const d = Math.abs(data[3 * p] - data[3 * q]) + Math.abs(data[3 * p + 1] - data[3 * q + 1]) + Math.abs(data[3 * p + 2] - data[3 * q + 2]);
     adjacent[a * K + b]++;
     adjacent[b * K + a]++;
@@ -161,11 +175,20 @@ function mergeInterleaved(clusters: readonly WeightedLab[], fixedCount: number, 
   const height = n / width;
   const rowStep = n >= ADJACENCY_SAMPLING_MIN_PIXELS ? 2 : 1;
   for (let y = 0; y < height; y += rowStep) {
-    for (let x = 0, p = y * width; x < width; x++, p++) {
-      if (pixelCluster[p] < 0) continue;
-      size[pixelCluster[p]]++;
-      if (x < width - 1) meet(p, p + 1);
-      if (y < height - 1) meet(p, p + width);
+    const rowEnd = (y + 1) * width - 1;
+    const below = y < height - 1 ? width : 0;
+    for (let p = y * width; p <= rowEnd; p++) {
+      const a = pixelCluster[p];
+      if (a < 0) continue;
+      size[a]++;
+      if (p < rowEnd) {
+        const b = pixelCluster[p + 1];
+        if (b >= 0 && b !== a) meet(a, b, p, p + 1);
+      }
+      if (below) {
+        const b = pixelCluster[p + below];
+        if (b >= 0 && b !== a) meet(a, b, p, p + below);
+      }
     }
   }
   const items = clusters.map((c) => ({ lab: c.lab, weight: c.weight }));

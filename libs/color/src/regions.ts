@@ -1,4 +1,4 @@
-import { srgbToOklabInto, type Oklab } from './oklab';
+import { SRGB_TO_LINEAR, type Oklab } from './oklab';
 import type { RgbImage } from './types';
 
 /**
@@ -42,6 +42,32 @@ const MIN_REGION_SHARE = 0.01;
 const SEED_BUCKETS = 64;
 const SEED_BUCKET_WIDTH = 0.05;
 
+/**
+ * OKLab of recently seen sRGB colors (direct-mapped on a hash of the 24-bit color, float32 like srgbToOklabInto's
+ * output): noisy flat areas repeat the same few thousand colors, each converted once instead of at every pixel.
+ */
+const CACHE_BITS = 16;
+const cacheKeys = new Int32Array(1 << CACHE_BITS).fill(-1);
+const cacheLabs = new Float32Array(3 << CACHE_BITS);
+
+/** Index into cacheLabs of the OKLab of sRGB color key (r << 16 | g << 8 | b), converting it on a miss. */
+function cachedOklab(key: number): number {
+  const slot = Math.imul(key, 0x9e3779b1) >>> (32 - CACHE_BITS);
+  const o = 3 * slot;
+  if (cacheKeys[slot] === key) return o;
+  const lr = SRGB_TO_LINEAR[key >> 16];
+  const lg = SRGB_TO_LINEAR[(key >> 8) & 255];
+  const lb = SRGB_TO_LINEAR[key & 255];
+  const l = Math.cbrt(0.4122214708 * lr + 0.5363325363 * lg + 0.0514459929 * lb);
+  const m = Math.cbrt(0.2119034982 * lr + 0.6806995451 * lg + 0.1073969566 * lb);
+  const s = Math.cbrt(0.0883024619 * lr + 0.2817188376 * lg + 0.6299787005 * lb);
+  cacheLabs[o] = 0.2104542553 * l + 0.793617785 * m - 0.0040720468 * s;
+  cacheLabs[o + 1] = 1.9779984951 * l - 2.428592205 * m + 0.4505937099 * s;
+  cacheLabs[o + 2] = 0.0259040371 * l + 0.7827717662 * m - 0.808675766 * s;
+  cacheKeys[slot] = key;
+  return o;
+}
+
 /** A connected region of one flat color: the mean OKLab of its inner pixels and their number. */
 export interface FlatRegion {
   lab: Oklab;
@@ -51,10 +77,14 @@ export interface FlatRegion {
 export interface FlatRegions {
   regions: FlatRegion[];
   /**
-   * Per pixel: index into regions, or -1 for pixels in no flat region (texture, gradients, excluded pixels) and on a
-   * region's rim (its outermost points, which may mix two colors), left for the caller to assign by color.
+   * The image is segmented on blocks of block×block pixels, gridWidth blocks a row. Per block: index into regions,
+   * or -1 for blocks in no flat region (texture, gradients) and on a region's rim (its outermost blocks, which may
+   * mix two colors), left for the caller to assign by color. A pixel's label is its block's, except that excluded
+   * pixels are in no region.
    */
-  label: Int32Array;
+  blockLabel: Int32Array;
+  block: number;
+  gridWidth: number;
 }
 
 /**
@@ -83,9 +113,20 @@ export function findFlatRegions(img: RgbImage, exclude?: Uint8Array): FlatRegion
   const members = new Int32Array(gn);
   const tol2 = (FLAT_TOLERANCE / 100) ** 2;
   let regionCount = 0;
-  for (const p0 of seeds) {
+  // Joins q to the region when it is free, counted and within tolerance of the region's mean; 1 when it joined.
+  const join = (q: number, regionId: number, mL: number, mA: number, mB: number): number => {
+    if (glabel[q] !== -1 || excluded[q]) return 0;
+    const dL = smooth[3 * q] - mL;
+    const dA = smooth[3 * q + 1] - mA;
+    const dB = smooth[3 * q + 2] - mB;
+    if (dL * dL + dA * dA + dB * dB > tol2) return 0;
+    glabel[q] = regionId;
+    return 1;
+  };
+  for (let s = 0; s < seeds.length; s++) {
+    const p0 = seeds[s];
     if (glabel[p0] !== -1) continue;
-    // Grow a region from p0: breadth first over 4-neighbours within tolerance of the running mean.
+    // Grow a region from p0: breadth first over 4-neighbours (left, right, up, down) within tolerance of the running mean.
     let head = 0;
     let tail = 0;
     let size = 0;
@@ -105,20 +146,10 @@ export function findFlatRegions(img: RgbImage, exclude?: Uint8Array): FlatRegion
       const mA = sA / size;
       const mB = sB / size;
       const x = p % gw;
-      for (let k = 0; k < 4; k++) {
-        let q: number;
-        if (k === 0) q = x > 0 ? p - 1 : -1;
-        else if (k === 1) q = x < gw - 1 ? p + 1 : -1;
-        else if (k === 2) q = p >= gw ? p - gw : -1;
-        else q = p + gw < gn ? p + gw : -1;
-        if (q < 0 || glabel[q] !== -1 || excluded[q]) continue;
-        const dL = smooth[3 * q] - mL;
-        const dA = smooth[3 * q + 1] - mA;
-        const dB = smooth[3 * q + 2] - mB;
-        if (dL * dL + dA * dA + dB * dB > tol2) continue;
-        glabel[q] = regionId;
-        queue[tail++] = q;
-      }
+      if (x > 0 && join(p - 1, regionId, mL, mA, mB)) queue[tail++] = p - 1;
+      if (x < gw - 1 && join(p + 1, regionId, mL, mA, mB)) queue[tail++] = p + 1;
+      if (p >= gw && join(p - gw, regionId, mL, mA, mB)) queue[tail++] = p - gw;
+      if (p + gw < gn && join(p + gw, regionId, mL, mA, mB)) queue[tail++] = p + gw;
     }
     if (size >= minBlocks && isFlat(members, size, lab, smooth, windowSize)) regionCount++;
     else for (let i = 0; i < size; i++) glabel[members[i]] = -2;
@@ -135,88 +166,133 @@ interface BlockGrid {
   excluded: Uint8Array;
 }
 
-/** Mean color of each block×block cell, in OKLab; runs of one color (flat artwork) are converted once. */
+/** Mean color of each block×block cell, in OKLab. */
 function blockGrid(img: RgbImage, block: number, exclude?: Uint8Array): BlockGrid {
   const { width, height, data } = img;
   const gw = Math.ceil(width / block);
   const gh = Math.ceil(height / block);
   const lab = new Float32Array(3 * gw * gh);
   const excluded = new Uint8Array(gw * gh);
+  // Channel sums of one row of blocks, gathered pixel row by pixel row (integers: the order does not matter).
+  const sums = new Int32Array(3 * gw);
   let last = -1;
   for (let gy = 0; gy < gh; gy++) {
-    for (let gx = 0; gx < gw; gx++) {
-      let r = 0;
-      let g = 0;
-      let b = 0;
-      let n = 0;
-      const g0 = gy * gw + gx;
-      const yEnd = Math.min(height, (gy + 1) * block);
-      const xEnd = Math.min(width, (gx + 1) * block);
-      for (let y = gy * block; y < yEnd; y++) {
-        for (let x = gx * block; x < xEnd; x++) {
-          const p = y * width + x;
-          if (exclude && exclude[p]) excluded[g0] = 1;
+    sums.fill(0);
+    const yStart = gy * block;
+    const yEnd = Math.min(height, yStart + block);
+    for (let y = yStart; y < yEnd; y++) {
+      for (let gx = 0, x = 0, p = y * width; gx < gw; gx++) {
+        const xEnd = Math.min(width, x + block);
+        let r = 0;
+        let g = 0;
+        let b = 0;
+        for (; x < xEnd; x++, p++) {
           r += data[3 * p];
           g += data[3 * p + 1];
           b += data[3 * p + 2];
-          n++;
         }
+        sums[3 * gx] += r;
+        sums[3 * gx + 1] += g;
+        sums[3 * gx + 2] += b;
       }
-      r = Math.round(r / n);
-      g = Math.round(g / n);
-      b = Math.round(b / n);
+    }
+    if (exclude) {
+      for (let y = yStart; y < yEnd; y++) {
+        for (let x = 0, p = y * width; x < width; x++, p++) if (exclude[p]) excluded[gy * gw + ((x / block) | 0)] = 1;
+      }
+    }
+    const rows = yEnd - yStart;
+    for (let gx = 0; gx < gw; gx++) {
+      const g0 = gy * gw + gx;
+      const n = rows * (Math.min(width, (gx + 1) * block) - gx * block);
+      const r = Math.round(sums[3 * gx] / n);
+      const g = Math.round(sums[3 * gx + 1] / n);
+      const b = Math.round(sums[3 * gx + 2] / n);
       const key = (r << 16) | (g << 8) | b;
-      if (key === last && g0 > 0) {
+      if (key === last && gx > 0) {
+        // A run of one color (flat artwork).
         lab[3 * g0] = lab[3 * g0 - 3];
         lab[3 * g0 + 1] = lab[3 * g0 - 2];
         lab[3 * g0 + 2] = lab[3 * g0 - 1];
-      } else {
-        srgbToOklabInto(r, g, b, lab, 3 * g0);
-        last = key;
+        continue;
       }
+      last = key;
+      const o = cachedOklab(key);
+      lab[3 * g0] = cacheLabs[o];
+      lab[3 * g0 + 1] = cacheLabs[o + 1];
+      lab[3 * g0 + 2] = cacheLabs[o + 2];
     }
   }
   return { gw, gh, lab, excluded };
 }
 
 /**
- * Pixels of each kept region, without its rim (blocks with a 4-neighbour outside the region: on the grid they may
- * hold pixels of two colors, and on a noisy image their neighbourhood color is a blend). A region's color is the
- * OKLab mean of its inner pixels: the weighted centre of one region, a color of the image.
+ * The inner blocks of each kept region, without its rim (blocks with a 4-neighbour outside the region: on the grid
+ * they may hold pixels of two colors, and on a noisy image their neighbourhood color is a blend), and the region's
+ * pixel count and color: the OKLab mean of its inner pixels, the weighted centre of one region, a color of the image.
+ * Labels stay per block (the caller expands them to pixels in runs) rather than written once per pixel here.
  */
 function regionPixels(img: RgbImage, grid: BlockGrid, glabel: Int32Array, regionCount: number, block: number, exclude?: Uint8Array): FlatRegions {
   const { width, height, data } = img;
   const { gw, gh } = grid;
-  const label = new Int32Array(width * height).fill(-1);
-  const sums = new Float64Array(3 * regionCount);
-  const counts = new Float64Array(regionCount);
-  const samples = new Float64Array(regionCount);
-  // Colors are averaged in OKLab, like every other color of the palette; a flat run converts once.
-  const lab = new Float32Array(3);
-  let lastKey = -1;
-  for (let gy = 0; gy < gh; gy++) {
-    for (let gx = 0; gx < gw; gx++) {
-      const g0 = gy * gw + gx;
+  const gn = gw * gh;
+  // Per block: its region when it is an inner block of one, else -1.
+  const inner = new Int32Array(gn).fill(-1);
+  for (let gy = 0, g0 = 0; gy < gh; gy++) {
+    for (let gx = 0; gx < gw; gx++, g0++) {
       const id = glabel[g0];
       if (id < 0) continue;
       // The image border is no rim: there the region ends without meeting another color.
       if ((gx > 0 && glabel[g0 - 1] !== id) || (gx < gw - 1 && glabel[g0 + 1] !== id)) continue;
       if ((gy > 0 && glabel[g0 - gw] !== id) || (gy < gh - 1 && glabel[g0 + gw] !== id)) continue;
-      for (let y = gy * block; y < Math.min(height, (gy + 1) * block); y++) {
-        for (let x = gx * block; x < Math.min(width, (gx + 1) * block); x++) {
-          const p = y * width + x;
+      inner[g0] = id;
+    }
+  }
+  // Pixels per region: its inner blocks' pixels, but for excluded ones.
+  const counts = new Float64Array(regionCount);
+  for (let gy = 0, g0 = 0; gy < gh; gy++) {
+    const yEnd = Math.min(height, (gy + 1) * block);
+    for (let gx = 0; gx < gw; gx++, g0++) {
+      const id = inner[g0];
+      if (id < 0) continue;
+      const xEnd = Math.min(width, (gx + 1) * block);
+      if (!exclude) {
+        counts[id] += (yEnd - gy * block) * (xEnd - gx * block);
+        continue;
+      }
+      for (let y = gy * block; y < yEnd; y++) {
+        for (let x = gx * block; x < xEnd; x++) if (!exclude[y * width + x]) counts[id]++;
+      }
+    }
+  }
+  // Colors are averaged in OKLab, like every other color of the palette, from one pixel in four (even x and y: a
+  // region of 1 % still has hundreds), block by block.
+  const sums = new Float64Array(3 * regionCount);
+  const samples = new Float64Array(regionCount);
+  let lastKey = -1;
+  let o = 0;
+  for (let gy = 0, g0 = 0; gy < gh; gy++) {
+    const yStart = gy * block + ((gy * block) & 1);
+    const yEnd = Math.min(height, (gy + 1) * block);
+    for (let gx = 0; gx < gw; gx++, g0++) {
+      const id = inner[g0];
+      if (id < 0) continue;
+      const xStart = gx * block + ((gx * block) & 1);
+      const xEnd = Math.min(width, (gx + 1) * block);
+      for (let y = yStart; y < yEnd; y += 2) {
+        for (let x = xStart, p = y * width + xStart; x < xEnd; x += 2, p += 2) {
           if (exclude && exclude[p]) continue;
-          label[p] = id;
-          counts[id]++;
-          if ((x | y) & 1) continue; // the color from one pixel in four: a region of 1 % still has hundreds
-          const key = (data[3 * p] << 16) | (data[3 * p + 1] << 8) | data[3 * p + 2];
+          const r = data[3 * p];
+          const g = data[3 * p + 1];
+          const b = data[3 * p + 2];
+          const key = (r << 16) | (g << 8) | b;
           if (key !== lastKey) {
-            srgbToOklabInto(data[3 * p], data[3 * p + 1], data[3 * p + 2], lab, 0);
+            o = cachedOklab(key);
             lastKey = key;
           }
-          sums[3 * id] += lab[0];
-          sums[3 * id + 1] += lab[1];
-          sums[3 * id + 2] += lab[2];
+          sums[3 * id] += cacheLabs[o];
+          sums[3 * id + 1] += cacheLabs[o + 1];
+          sums[3 * id + 2] += cacheLabs[o + 2];
           samples[id]++;
         }
       }
@@ -227,7 +303,7 @@ function regionPixels(img: RgbImage, grid: BlockGrid, glabel: Int32Array, region
     const m = samples[id];
     regions.push({ lab: m > 0 ? [sums[3 * id] / m, sums[3 * id + 1] / m, sums[3 * id + 2] / m] : [0, 0, 0], count: counts[id] });
   }
-  return { regions, label };
+  return { regions, blockLabel: inner, block, gridWidth: gw };
 }
 
 /**
@@ -296,7 +372,9 @@ function boxFilter(lab: Float32Array, width: number, height: number, r: number):
       const c = 3 * (y1 * stride + x0);
       const d = 3 * (y0 * stride + x0);
       const o = 3 * (y * width + x);
-      for (let k = 0; k < 3; k++) out[o + k] = (sat[a + k] - sat[b + k] - sat[c + k] + sat[d + k]) / area;
+      out[o] = (sat[a] - sat[b] - sat[c] + sat[d]) / area;
+      out[o + 1] = (sat[a + 1] - sat[b + 1] - sat[c + 1] + sat[d + 1]) / area;
+      out[o + 2] = (sat[a + 2] - sat[b + 2] - sat[c + 2] + sat[d + 2]) / area;
     }
   }
   return out;
@@ -320,11 +398,14 @@ function seedOrder(smooth: Float32Array, width: number, height: number, radius: 
   };
   let counted = 0;
   for (let y = 0; y < height; y++) {
+    const row = y * width;
+    const up = Math.max(0, y - r) * width;
+    const down = Math.min(height - 1, y + r) * width;
     for (let x = 0; x < width; x++) {
-      const p = y * width + x;
+      const p = row + x;
       if (exclude[p]) continue;
-      const gx = dist(y * width + Math.max(0, x - r), y * width + Math.min(width - 1, x + r));
-      const gy = dist(Math.max(0, y - r) * width + x, Math.min(height - 1, y + r) * width + x);
+      const gx = dist(row + (x > r ? x - r : 0), row + (x + r < width - 1 ? x + r : width - 1));
+      const gy = dist(up + x, down + x);
       const bucket = Math.min(SEED_BUCKETS - 1, Math.floor((100 * (gx + gy)) / SEED_BUCKET_WIDTH));
       bucketOf[p] = bucket;
       counts[bucket]++;
