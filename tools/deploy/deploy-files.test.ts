@@ -506,12 +506,13 @@ describe('infra/k8s', () => {
 
   it('checks shard owners on the worker\'s /health/live, which apps/worker serves only after loading its shards', () => {
     const main = read('apps/worker/src/main.ts');
-    // The metrics/health server starts after the warm-up loop and the BullMQ workers, on METRICS_PORT (9464).
-    expect(main.indexOf('loaded in')).toBeLessThan(main.indexOf('createServer('));
-    expect(main).toMatch(/METRICS_PORT \?\? 9464/);
+    // The metrics/health server starts after the warm-up loop (and before the BullMQ workers), on METRICS_PORT.
+    expect(main.indexOf('loaded in')).toBeGreaterThan(0);
+    expect(main.indexOf('loaded in')).toBeLessThan(main.indexOf('serveMetrics(metrics, config.metricsPort)'));
+    expect(read('libs/runtime/src/config.ts')).toMatch(/metricsPort: intFromEnv\(env, 'METRICS_PORT', 9464\)/);
     for (const d of shardOwners) {
       const [container] = d.spec.template.spec.containers;
-      expect(container.readinessProbe?.httpGet, d.metadata.name).toEqual({ path: LIVE_PATH, port: 9464 });
+      expect(container.readinessProbe?.httpGet, d.metadata.name).toEqual({ path: LIVE_PATH, port: Number(configMap.data.METRICS_PORT ?? 9464) });
     }
   });
 
