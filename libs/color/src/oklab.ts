@@ -3,8 +3,8 @@ import type { Rgb } from './types';
 /** A color in OKLab (Björn Ottosson, 2020): L in 0..1, a and b roughly -0.4..0.4. */
 export type Oklab = readonly [number, number, number];
 
-/** sRGB byte → linear light, tabulated because every pixel needs it three times (regions.ts inlines the conversion). */
-export const SRGB_TO_LINEAR: Float64Array = (() => {
+/** sRGB byte → linear light, tabulated because every pixel needs it three times. */
+const SRGB_TO_LINEAR: Float64Array = (() => {
   const table = new Float64Array(256);
   for (let i = 0; i < 256; i++) {
     const c = i / 255;

@@ -1,4 +1,4 @@
-import { SRGB_TO_LINEAR, type Oklab } from './oklab';
+import { srgbToOklabInto, type Oklab } from './oklab';
 import type { RgbImage } from './types';
 
 /**
@@ -55,15 +55,7 @@ function cachedOklab(key: number): number {
   const slot = Math.imul(key, 0x9e3779b1) >>> (32 - CACHE_BITS);
   const o = 3 * slot;
   if (cacheKeys[slot] === key) return o;
-  const lr = SRGB_TO_LINEAR[key >> 16];
-  const lg = SRGB_TO_LINEAR[(key >> 8) & 255];
-  const lb = SRGB_TO_LINEAR[key & 255];
-  const l = Math.cbrt(0.4122214708 * lr + 0.5363325363 * lg + 0.0514459929 * lb);
-  const m = Math.cbrt(0.2119034982 * lr + 0.6806995451 * lg + 0.1073969566 * lb);
-  const s = Math.cbrt(0.0883024619 * lr + 0.2817188376 * lg + 0.6299787005 * lb);
-  cacheLabs[o] = 0.2104542553 * l + 0.793617785 * m - 0.0040720468 * s;
-  cacheLabs[o + 1] = 1.9779984951 * l - 2.428592205 * m + 0.4505937099 * s;
-  cacheLabs[o + 2] = 0.0259040371 * l + 0.7827717662 * m - 0.808675766 * s;
+  srgbToOklabInto(key >> 16, (key >> 8) & 255, key & 255, cacheLabs, o);
   cacheKeys[slot] = key;
   return o;
 }

@@ -3,7 +3,7 @@ import { lookup as dnsLookup } from 'node:dns/promises';
 import { request as httpRequest, IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
-import { downloadBudget } from '../services/deadline';
+import { createFifoSemaphore, type FifoSemaphore } from '@loupe/queue';
 
 export interface DownloadLimits {
   /** Wall-clock limit of one URL input: waiting for a download place, DNS, connecting, every redirect and the body. */
@@ -237,62 +237,44 @@ export async function downloadUrl(rawUrl: string, limits: DownloadLimits, option
   }
 }
 
-/** Places for running downloads per owner; waiters are served in arrival order. */
+/**
+ * Places for running downloads, one FIFO semaphore per owner (account), created on first use and dropped once idle so
+ * that the map holds only accounts with downloads running or waiting.
+ */
 class DownloadPlaces {
-  private readonly running = new Map<string, number>();
-  private readonly waiting = new Map<string, Array<() => void>>();
+  private readonly byOwner = new Map<string, FifoSemaphore>();
 
   constructor(private readonly perOwner: number) {}
 
   /** Resolves with a release function once a place is free; rejects (and leaves the queue) if the signal aborts first. */
-  take(owner: string, signal: AbortSignal): Promise<() => void> {
-    const release = () => this.release(owner);
-    if (this.perOwner === 0) return Promise.resolve(() => undefined);
-    if ((this.running.get(owner) ?? 0) < this.perOwner && !this.waiting.has(owner)) {
-      this.running.set(owner, (this.running.get(owner) ?? 0) + 1);
-      return Promise.resolve(once(release));
+  async take(owner: string, signal: AbortSignal): Promise<() => void> {
+    if (this.perOwner === 0) return () => undefined;
+    let places = this.byOwner.get(owner);
+    if (!places) {
+      places = createFifoSemaphore(this.perOwner);
+      this.byOwner.set(owner, places);
     }
-    return new Promise((resolve, reject) => {
-      const queue = this.waiting.get(owner) ?? [];
-      this.waiting.set(owner, queue);
-      const grant = () => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(once(release));
+    const semaphore = places;
+    try {
+      const release = await semaphore.acquire(signal);
+      return () => {
+        release();
+        this.forgetIfIdle(owner, semaphore);
       };
-      const onAbort = () => {
-        queue.splice(queue.indexOf(grant), 1);
-        if (queue.length === 0) this.waiting.delete(owner);
-        reject(signal.reason);
-      };
-      queue.push(grant);
-      if (signal.aborted) onAbort();
-      else signal.addEventListener('abort', onAbort, { once: true });
-    });
+    } catch (reason) {
+      this.forgetIfIdle(owner, semaphore);
+      throw reason;
+    }
   }
 
-  private release(owner: string): void {
-    const queue = this.waiting.get(owner);
-    const next = queue?.shift();
-    if (next) {
-      // The place passes straight to the next waiter, so the running count stays the same.
-      if (queue!.length === 0) this.waiting.delete(owner);
-      next();
-      return;
-    }
-    const running = (this.running.get(owner) ?? 1) - 1;
-    if (running === 0) this.running.delete(owner);
-    else this.running.set(owner, running);
+  private forgetIfIdle(owner: string, semaphore: FifoSemaphore): void {
+    if (semaphore.active === 0 && semaphore.waiting === 0 && this.byOwner.get(owner) === semaphore) this.byOwner.delete(owner);
   }
 }
 
-function once(fn: () => void): () => void {
-  let called = false;
-  return () => {
-    if (!called) {
-      called = true;
-      fn();
-    }
-  };
+/** A URL download's time limit: the configured one, shortened to what the caller's deadline (epoch ms) leaves. */
+function downloadBudget(deadline: number | undefined, limitMs: number): number {
+  return deadline ? Math.min(limitMs, Math.max(1, deadline - Date.now())) : limitMs;
 }
 
 /**

@@ -15,8 +15,3 @@ export function remaining(deadline: number | undefined): number | undefined {
 export function downloadScope(ctx: OperationContext, deadline: number | undefined): DownloadScope {
   return { owner: ctx.account.name, deadline, signal: ctx.signal };
 }
-
-/** A URL download's time limit: the configured one, shortened to what the caller's deadline leaves. */
-export function downloadBudget(deadline: number | undefined, limitMs: number): number {
-  return deadline ? Math.min(limitMs, remaining(deadline)!) : limitMs;
-}
