@@ -1,24 +1,28 @@
 /** Most characters of a client's value that an error message quotes back. */
 export const QUOTED_CHARS = 64;
 
+/** The first `max` code points of a longer value and its length in code points, or null when it is short enough. */
+function cut(value: string, max: number): { head: string; length: number } | null {
+  if (value.length <= max) return null;
+  const points = Array.from(value);
+  if (points.length <= max) return null;
+  return { head: points.slice(0, max).join(''), length: points.length };
+}
+
 /**
  * A client's value as an error message shows it: whole when short, else its first `max` characters, "…" and its
  * length. Messages name the input so the client can find it, but a 100 kB value echoed back makes a 100 kB answer (and
  * log line) out of one bad parameter. Counted in code points, and never cut inside a surrogate pair.
  */
 export function shortInput(value: string, max = QUOTED_CHARS): string {
-  if (value.length <= max) return value;
-  const points = Array.from(value);
-  if (points.length <= max) return value;
-  return `${points.slice(0, max).join('')}… (${points.length} characters)`;
+  const long = cut(value, max);
+  return long ? `${long.head}… (${long.length} characters)` : value;
 }
 
 /** `shortInput` in double quotes, the length (if cut) after the closing quote: `"xxxx…" (100000 characters)`. */
 export function quoteInput(value: string, max = QUOTED_CHARS): string {
-  const short = shortInput(value, max);
-  if (short === value) return `"${value}"`;
-  const at = short.lastIndexOf('… (');
-  return `"${short.slice(0, at + 1)}"${short.slice(at + 1)}`;
+  const long = cut(value, max);
+  return long ? `"${long.head}…" (${long.length} characters)` : `"${value}"`;
 }
 
 /**
