@@ -394,9 +394,11 @@ for (const mode of MODES) {
         params: fc.array(fc.tuple(fc.constantFrom('api_key', 'date', 'nonce', 'api_sig', 'api_key', 'date'), fc.oneof(hostileValue, fc.constantFrom(FUZZ_API.publicKey, String(Math.floor(Date.now() / 1000))))), { maxLength: 6 }),
         extra: fc.array(apiParam, { maxLength: 3 }),
       });
+      // Found by CI: Postgres refuses a NUL in text, so looking up this key was an internal error in real mode.
+      const nulKey = { operation: 'search' as const, params: [['nonce', 'pub-fuzz'], ['api_key', 'a\u0000b'], ['date', String(Math.floor(Date.now() / 1000))]] as [string, string][], extra: [] };
       await check(fuzzer, 'public API forged signatures', forged, async (c) => {
         await fuzzer.send(apiForged(c.operation, { ...apiParams(c.extra), ...Object.fromEntries(c.params) }));
-      }, { runs: 150, budgetMs: 8_000 });
+      }, { runs: 150, budgetMs: 8_000, examples: [nulKey] });
     }, 60_000);
 
     it('after the whole run: no process exit and bounded memory growth', async () => {

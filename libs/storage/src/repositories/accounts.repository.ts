@@ -1,4 +1,5 @@
 import type { Db, Queryable } from '..';
+import { isStorableText } from './storable-text';
 
 export interface AccountRow {
   id: number;
@@ -17,6 +18,7 @@ export class AccountRepository {
   constructor(private readonly db: Db) {}
 
   async find(name: string): Promise<AccountRow | null> {
+    if (!isStorableText(name)) return null;
     const { rows } = await this.db.query<AccountRow>('SELECT id, name FROM accounts WHERE name = $1', [name]);
     return rows[0] ?? null;
   }
@@ -56,6 +58,7 @@ export class AccountRepository {
   }
 
   async findUser(accountId: number, username: string): Promise<UserRow | null> {
+    if (!isStorableText(username)) return null;
     const { rows } = await this.db.query<UserRow>(
       'SELECT id, account_id, username, password_hash FROM users WHERE account_id = $1 AND username = $2',
       [accountId, username],

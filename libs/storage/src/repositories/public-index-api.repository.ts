@@ -1,4 +1,5 @@
 import type { Db } from '..';
+import { isStorableText } from './storable-text';
 
 export interface ApiKeyRow {
   public_key: string;
@@ -35,6 +36,7 @@ export class PublicApiRepository {
   constructor(private readonly db: Db) {}
 
   async findKey(publicKey: string): Promise<ApiKeyRow | null> {
+    if (!isStorableText(publicKey)) return null;
     const { rows } = await this.db.query<ApiKeyRow>(
       `SELECT k.public_key, k.private_key, k.account_id, a.name AS account
          FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.public_key = $1`,
@@ -45,6 +47,7 @@ export class PublicApiRepository {
 
   /** The key whose private key this is: key-header authentication (`x-api-key`) sends the private key alone. */
   async findKeyByPrivateKey(privateKey: string): Promise<ApiKeyRow | null> {
+    if (!isStorableText(privateKey)) return null;
     const { rows } = await this.db.query<ApiKeyRow>(
       `SELECT k.public_key, k.private_key, k.account_id, a.name AS account
          FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.private_key = $1 ORDER BY k.created_at LIMIT 1`,
