@@ -11,6 +11,13 @@ describe('color keyword metadata', () => {
     expect(normalizeStoredMetadata(json, 'metadata')).toEqual({ keywords: ['whale', 'sea'], price: { type: 'float', '': 49.5, action: 'return' } });
   });
 
+  it('refuses metadata holding a NUL character, in a value or a key, from JSON (Postgres cannot store it; the XML parser drops &#0;)', () => {
+    for (const text of ['{"k": "a\\u0000b"}', '{"a\\u0000": "v"}', '{"k": {"": ["x", "\\u0000"]}}']) {
+      expect(() => parseMetadataText(text, 'metadata'), text).toThrow(/metadata: the metadata contains a NUL character/);
+    }
+    expect(parseMetadataText('{"k": "a\\u0001b"}', 'metadata')).toEqual({ k: 'a\u0001b' });
+  });
+
   it('stores plain values with an inferred type and refuses bad types, values and shapes by name', () => {
     expect(normalizeStoredMetadata({ brand: 'acme', year: 2020, rating: -1.5 }, 'm')).toEqual({
       brand: { type: 'string', '': 'acme' }, year: { type: 'uint', '': 2020 }, rating: { type: 'float', '': -1.5 },

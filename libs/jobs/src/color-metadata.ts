@@ -57,6 +57,7 @@ export function parseMetadataText(text: string, name: string): Doc {
     const root = fromXml(parsed[roots[0]]);
     if (root === '') return {};
     if (!isObject(root)) throw new MetadataError(`${name}: the metadata XML root must hold elements, not text.`);
+    refuseNul(root, name);
     return root;
   }
   let parsed: unknown;
@@ -66,7 +67,16 @@ export function parseMetadataText(text: string, name: string): Doc {
     throw new MetadataError(`${name}: the metadata is not valid JSON or XML (${(error as Error).message}).`);
   }
   if (!isObject(parsed)) throw new MetadataError(`${name}: the metadata must be a JSON object.`);
+  refuseNul(parsed, name);
   return parsed;
+}
+
+/**
+ * Postgres cannot hold a NUL character in text or jsonb (it answers with an error), so metadata that contains one
+ * (JSON's `\u0000`) is refused here, by name, instead of failing the write or the search later.
+ */
+function refuseNul(doc: Doc, name: string): void {
+  if (JSON.stringify(doc).includes('\\u0000')) throw new MetadataError(`${name}: the metadata contains a NUL character (\\u0000), which cannot be stored.`);
 }
 
 function fromXml(node: unknown): unknown {
