@@ -3,7 +3,10 @@
  * here (no Docker engine, no cluster), so they are checked statically:
  *  - every YAML file parses (no duplicate keys);
  *  - docker-compose.yml, interpolated with .env.example as Compose would, against the Compose specification schema;
- *  - every Kubernetes object against the Kubernetes API schemas and types (kubernetes-models);
+ *  - every Kubernetes object against the Kubernetes API schemas and types (kubernetes-models), and KEDA's
+ *    ScaledObjects against the fields of KEDA's CRD (keda.ts);
+ *  - the autoscalers: each worker pool scaled by one ScaledObject whose Prometheus query, run over the gauge the
+ *    gateway really exports (promql.ts), counts exactly that pool's jobs;
  *  - consistency with the code: every environment variable set is one the app reads, ports match PORT, probe paths
  *    are the documented ones, workers publish no ports, WORKER_QUEUES names real job kinds;
  *  - the health-check script against fake servers.
@@ -19,8 +22,11 @@ import { ALL_JOB_KINDS } from '../../libs/jobs/src/contracts';
 import { DEFAULT_POLICY } from '../../libs/queue/src/policy';
 import { createProcessors, type ProcessorDeps } from '../../libs/jobs/src/processors';
 import { candidateKind, parseShardSets, PUBLIC_CANDIDATES_KIND } from '../../libs/jobs/src/public-index/shard-sets';
+import { Metrics } from '../../libs/runtime/src/metrics';
 import { composeValidator, dockerignoreKeeps, interpolate, parseDotEnv, type Interpolation } from './compose';
+import { autoscalersByDeployment, scaledObjectErrors, type ScaledObject } from './keda';
 import { quantity, schemaErrors, typeErrors, type K8sObject } from './kubernetes';
+import { evaluate, scrape, type Sample } from './promql';
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const read = (rel: string): string => readFileSync(path.join(ROOT, rel), 'utf8');
@@ -85,6 +91,8 @@ interface ComposeFile {
 const k8sObjects: (K8sObject & { file: string })[] = K8S_FILES.flatMap((file) =>
   parseAllDocuments(read(file)).map((doc) => ({ ...(doc.toJS() as K8sObject), file })),
 );
+/** Kinds of the Kubernetes API itself, which kubernetes-models validates; KEDA's CRD kinds are checked by keda.ts. */
+const builtInObjects = k8sObjects.filter((o) => !o.apiVersion.startsWith('keda.sh/'));
 const kustomization = parse(read('infra/k8s/kustomization.yaml')) as {
   apiVersion: string;
   kind: string;
@@ -123,7 +131,7 @@ interface Deployment extends K8sObject {
     replicas?: number;
     strategy?: { rollingUpdate?: { maxUnavailable?: number | string } };
     selector: { matchLabels: Record<string, string> };
-    template: { metadata: { labels: Record<string, string> }; spec: PodSpec };
+    template: { metadata: { labels: Record<string, string>; annotations?: Record<string, string> }; spec: PodSpec };
   };
 }
 
@@ -401,9 +409,9 @@ describe('infra/k8s', () => {
     expect([...kustomization.resources].sort()).toEqual(K8S_FILES.map((f) => path.basename(f)).sort());
   });
 
-  it('has the namespace, ConfigMap, Secret, Deployments, Service, HPA and PodDisruptionBudget', () => {
+  it('has the namespace, ConfigMap, Secret, Deployments, Service, ScaledObjects and PodDisruptionBudgets', () => {
     const kinds = new Set(k8sObjects.map((o) => o.kind));
-    for (const kind of ['Namespace', 'ConfigMap', 'Secret', 'Deployment', 'Service', 'HorizontalPodAutoscaler', 'PodDisruptionBudget']) {
+    for (const kind of ['Namespace', 'ConfigMap', 'Secret', 'Deployment', 'Service', 'ScaledObject', 'PodDisruptionBudget']) {
       expect(kinds, kind).toContain(kind);
     }
   });
@@ -416,7 +424,7 @@ describe('infra/k8s', () => {
     }
   });
 
-  it.each(k8sObjects.map((o) => [`${o.kind}/${o.metadata.name}`, o] as const))(
+  it.each(builtInObjects.map((o) => [`${o.kind}/${o.metadata.name}`, o] as const))(
     '%s validates against the Kubernetes API schema',
     (_label, obj) => {
       const { file: _file, ...manifest } = obj;
@@ -425,7 +433,7 @@ describe('infra/k8s', () => {
   );
 
   it('uses only fields the Kubernetes API knows, with the right types (no misspelt keys)', () => {
-    const manifests = k8sObjects.map(({ file: _file, ...manifest }) => manifest as K8sObject);
+    const manifests = builtInObjects.map(({ file: _file, ...manifest }) => manifest as K8sObject);
     expect(typeErrors(manifests)).toEqual([]);
   });
 
@@ -568,7 +576,7 @@ describe('infra/k8s', () => {
     }
   });
 
-  it('selects each Deployment\'s own pods, and points the Service, HPA and PDBs at existing Deployments', () => {
+  it('selects each Deployment\'s own pods, and points the Service and PDBs at existing Deployments', () => {
     const matches = (selector: Record<string, string>, labels: Record<string, string>) =>
       Object.entries(selector).every(([k, v]) => labels[k] === v);
     for (const d of deployments) {
@@ -580,12 +588,6 @@ describe('infra/k8s', () => {
       const targets = deployments.filter((d) => matches(pdb.spec.selector.matchLabels, d.spec.template.metadata.labels));
       expect(targets.length, pdb.metadata.name).toBe(1);
     }
-    const [hpa] = ofKind<K8sObject & { spec: { scaleTargetRef: { kind: string; name: string }; minReplicas: number } }>('HorizontalPodAutoscaler');
-    const search = byComponent('worker-search');
-    expect(hpa.spec.scaleTargetRef).toMatchObject({ kind: 'Deployment', name: search.metadata.name });
-    // The HPA owns the replica count; a fixed one would be reset on every apply.
-    expect(search.spec.replicas).toBeUndefined();
-    expect(hpa.spec.minReplicas).toBeGreaterThanOrEqual(2);
   });
 
   it('runs every pod as the image\'s non-root user under the restricted pod security profile', () => {
@@ -612,6 +614,163 @@ describe('infra/k8s', () => {
     expect([...images].sort()).toEqual((kustomization.images ?? []).map((i) => i.name).sort());
     expect(gatewayDeployment.spec.template.spec.containers[0].image).toBe('loupe-gateway');
     for (const d of workerDeployments) expect(d.spec.template.spec.containers[0].image).toBe('loupe-worker');
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+
+const scaledObjects = ofKind<ScaledObject & { file?: string }>('ScaledObject');
+const withoutFile = (so: ScaledObject & { file?: string }): ScaledObject => {
+  const { file: _file, ...manifest } = so;
+  return manifest as ScaledObject;
+};
+const targetOf = (so: ScaledObject): Deployment | undefined => deployments.find((d) => d.metadata.name === so.spec.scaleTargetRef.name);
+const concurrencyOf = (d: Deployment): number =>
+  Number(d.spec.template.spec.containers[0].env?.find((e) => e.name === 'WORKER_CONCURRENCY')?.value);
+
+describe('infra/k8s autoscaling', () => {
+  it.each(scaledObjects.map((so) => [so.metadata.name, so] as const))(
+    'ScaledObject %s has only fields of KEDA\'s CRD, of the right types, and its HPA validates against Kubernetes',
+    (_name, so) => {
+      expect(scaledObjectErrors(withoutFile(so))).toEqual([]);
+    },
+  );
+
+  it('is checked by a validator that rejects a misspelt field, a number where the CRD wants a string, a threshold that is not a number, and a bad HPA behavior', () => {
+    const broken = () => structuredClone(withoutFile(scaledObjects[0])) as ScaledObject & { spec: Record<string, unknown> };
+    const misspelt = broken();
+    misspelt.spec.maxReplicaCout = 3;
+    expect(scaledObjectErrors(misspelt).join('\n')).toMatch(/maxReplicaCout: unknown field/);
+    const numeric = broken();
+    (numeric.spec.triggers[0].metadata as Record<string, unknown>).threshold = 3;
+    expect(scaledObjectErrors(numeric).join('\n')).toMatch(/threshold: expected a string/);
+    const words = broken();
+    words.spec.triggers[0].metadata.threshold = 'three';
+    expect(scaledObjectErrors(words).join('\n')).toMatch(/threshold: "three" is not a number/);
+    const behavior = broken();
+    const scaleDown = behavior.spec.advanced!.horizontalPodAutoscalerConfig!.behavior!.scaleDown as Record<string, unknown>;
+    scaleDown.stabilisationWindowSeconds = scaleDown.stabilizationWindowSeconds;
+    expect(scaledObjectErrors(behavior).join('\n')).toMatch(/stabilisationWindowSeconds/);
+    const inverted = broken();
+    inverted.spec.minReplicaCount = 20;
+    expect(scaledObjectErrors(inverted).join('\n')).toMatch(/minReplicaCount 20 > maxReplicaCount/);
+  });
+
+  it('scales the search and the write workers, each Deployment by one autoscaler at most, and targets only Deployments that exist', () => {
+    const targets = autoscalersByDeployment(k8sObjects);
+    for (const [name, by] of targets) {
+      expect(deployments.map((d) => d.metadata.name), `${by.join(', ')} target ${name}`).toContain(name);
+      expect(by, `${name} is scaled by ${by.join(' and ')}, which would overwrite each other's replica count`).toHaveLength(1);
+    }
+    expect(scaledObjects.map((so) => targetOf(so)?.metadata.labels?.['app.kubernetes.io/component']).sort()).toEqual(['worker-search', 'worker-write']);
+    for (const so of scaledObjects) {
+      expect(so.spec.scaleTargetRef, so.metadata.name).toEqual({ apiVersion: 'apps/v1', kind: 'Deployment', name: targetOf(so)!.metadata.name });
+      expect(so.metadata.namespace).toBe(targetOf(so)!.metadata.namespace);
+    }
+  });
+
+  it('would catch a second autoscaler on a Deployment: the CPU HPA the search workers had, put back', () => {
+    const cpuHpa: K8sObject = {
+      apiVersion: 'autoscaling/v2',
+      kind: 'HorizontalPodAutoscaler',
+      metadata: { name: 'loupe-worker-search', namespace: 'loupe' },
+      spec: {
+        scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'loupe-worker-search' },
+        minReplicas: 2,
+        maxReplicas: 10,
+        metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 70 } } }],
+      },
+    };
+    expect(autoscalersByDeployment([...k8sObjects, cpuHpa]).get('loupe-worker-search')).toEqual([
+      'ScaledObject/loupe-worker-search',
+      'HorizontalPodAutoscaler/loupe-worker-search',
+    ]);
+  });
+
+  it('leaves an autoscaled Deployment\'s replica count to its autoscaler, and drains it one pod at a time', () => {
+    const pdbs = ofKind<K8sObject & { spec: { maxUnavailable?: number; selector: { matchLabels: Record<string, string> } } }>('PodDisruptionBudget');
+    for (const name of autoscalersByDeployment(k8sObjects).keys()) {
+      const d = deployments.find((o) => o.metadata.name === name)!;
+      // A fixed count would be put back by every `kubectl apply`, then changed again by the HPA.
+      expect(d.spec.replicas, name).toBeUndefined();
+      const pdb = pdbs.find((p) => Object.entries(p.spec.selector.matchLabels).every(([k, v]) => d.spec.template.metadata.labels[k] === v));
+      expect(pdb?.spec.maxUnavailable, name).toBe(1);
+    }
+  });
+
+  it('sizes each pool with numbers: at least 2 replicas, a maximum above it, and a per-replica threshold between WORKER_CONCURRENCY and twice it', () => {
+    for (const so of scaledObjects) {
+      const name = so.metadata.name;
+      const { minReplicaCount, maxReplicaCount, triggers } = so.spec;
+      expect(Number.isInteger(minReplicaCount) && Number.isInteger(maxReplicaCount), name).toBe(true);
+      // One replica restarting must leave another to take jobs before QUEUE_PICKUP_TIMEOUT_MS fails them.
+      expect(minReplicaCount, name).toBeGreaterThanOrEqual(2);
+      expect(maxReplicaCount!, name).toBeGreaterThan(minReplicaCount!);
+      expect(triggers, name).toHaveLength(1);
+      const [trigger] = triggers;
+      expect(trigger.type).toBe('prometheus');
+      // The threshold is per replica only for AverageValue (the HPA divides the query's value by it).
+      expect(trigger.metricType, name).toBe('AverageValue');
+      const threshold = Number(trigger.metadata.threshold);
+      expect(trigger.metadata.threshold, name).toMatch(/^\d+(\.\d+)?$/);
+      // Below WORKER_CONCURRENCY replicas would sit partly idle; above twice it jobs would queue behind more than one
+      // job per slot before a replica is added.
+      const concurrency = concurrencyOf(targetOf(so)!);
+      expect(threshold, name).toBeGreaterThanOrEqual(concurrency);
+      expect(threshold, name).toBeLessThanOrEqual(2 * concurrency);
+      // An empty answer is a lost scrape; read as 0 it would shrink the pool under load.
+      expect(trigger.metadata.ignoreNullValues, name).toBe('false');
+      expect(() => new URL(trigger.metadata.serverAddress), name).not.toThrow();
+      expect(new URL(trigger.metadata.serverAddress).protocol, name).toMatch(/^https?:$/);
+    }
+  });
+
+  it('queries the gauge the gateway exports: each pool counts its own kinds\' waiting and running jobs, once across gateway replicas', async () => {
+    // Every line a gateway's JobQueue.stats() can report, each with its own power of two so that any line counted
+    // twice, left out or let in changes the sum: job kinds (`kind:<kind>`, the shard owners' included) and admission
+    // queues (`<group>/<class>`).
+    const lines = [
+      ...ALL_JOB_KINDS.map((k) => `kind:${k}`),
+      ...parseShardSets(configMap.data.PUBLIC_SHARD_SETS)!.map((set) => `kind:${candidateKind(set)}`),
+      'acme:match/read',
+      'acme:match/write',
+    ];
+    const counts = Object.fromEntries(lines.map((line, i) => [line, { waiting: 2 ** (2 * i), active: 2 ** (2 * i + 1) }]));
+    const exposition = await new Metrics({ queueCounts: async () => counts }).registry.metrics();
+    const otherInstall = await new Metrics({ queueCounts: async () => Object.fromEntries(lines.map((l) => [l, { waiting: 3, active: 5 }])) }).registry.metrics();
+    const namespace = kustomization.namespace;
+    const samples: Sample[] = [
+      // Two gateway replicas report the same Redis-wide counts; another namespace's Loupe reports its own.
+      ...scrape(exposition, { namespace, pod: 'loupe-gateway-a' }),
+      ...scrape(exposition, { namespace, pod: 'loupe-gateway-b' }),
+      ...scrape(otherInstall, { namespace: 'loupe-staging', pod: 'loupe-gateway-a' }),
+    ];
+    expect(samples.some((s) => s.labels.__name__ === 'loupe_queue_jobs')).toBe(true);
+    for (const so of scaledObjects) {
+      const query = so.spec.triggers[0].metadata.query;
+      const expected = queuesOf(targetOf(so)!).reduce((sum, kind) => sum + counts[`kind:${kind}`].waiting + counts[`kind:${kind}`].active, 0);
+      expect(evaluate(query, samples), so.metadata.name).toEqual([{ labels: {}, value: expected }]);
+      // No gateway scraped: no series at all, which ignoreNullValues "false" makes an error instead of a 0.
+      expect(evaluate(query, samples.filter((s) => s.labels.__name__ !== 'loupe_queue_jobs')), so.metadata.name).toEqual([]);
+    }
+  });
+
+  it('reads the gauge where the code makes it: the gateway\'s queue has a lane for every job kind and counts each as `kind:<kind>`', () => {
+    // The gateway (not the workers) builds Metrics with the queue's counts, over a BullMQ queue of every kind.
+    expect(read('apps/gateway/src/bootstrap.ts')).toMatch(/new Metrics\(\{\s*queueCounts: \(\) => queues!?\.queue\.stats\(\)/);
+    expect(read('libs/runtime/src/queues.ts')).toMatch(/createBullQueue\(\{[^}]*kinds: \[\.\.\.ALL_JOB_KINDS/);
+    // Redis-wide counts per kind: waiting (with prioritized and delayed) and active, whoever enqueued the jobs.
+    expect(read('libs/queue/src/bull/bull-queue.ts')).toMatch(
+      /counts\[`kind:\$\{kind\}`\] = \{ waiting: jobs\.waiting \+ jobs\.prioritized \+ jobs\.delayed, active: jobs\.active \}/,
+    );
+  });
+
+  it('has Prometheus scrape the gateway\'s METRICS_PORT, where the gauge is served', () => {
+    expect(gatewayDeployment.spec.template.metadata.annotations).toEqual({
+      'prometheus.io/scrape': 'true',
+      'prometheus.io/port': configMap.data.METRICS_PORT,
+      'prometheus.io/path': '/metrics',
+    });
   });
 });
 
