@@ -88,6 +88,26 @@ export class GlobalHashIndex {
     this.slotOf.delete(key);
   }
 
+  /** The index as binary sections, for a snapshot read back by `GlobalHashIndex.fromSections`. */
+  toSections(): Uint8Array[] {
+    const n = this.keys.length;
+    const bytes = (a: Uint32Array | Float64Array) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
+    return [bytes(Uint32Array.of(SNAPSHOT_MAGIC, n)), bytes(Float64Array.from(this.keys)), bytes(this.high.subarray(0, n)), bytes(this.low.subarray(0, n))];
+  }
+
+  /** Rebuilds an index from `toSections`' output, read back in order by `read(byteLength)`. */
+  static async fromSections(read: (byteLength: number) => Promise<Uint8Array>): Promise<GlobalHashIndex> {
+    const header = new Uint32Array(Uint8Array.from(await read(8)).buffer);
+    if (header[0] !== SNAPSHOT_MAGIC) throw new Error('Not a global hash index snapshot');
+    const n = header[1];
+    const index = new GlobalHashIndex();
+    index.keys = Array.from(new Float64Array(Uint8Array.from(await read(n * 8)).buffer));
+    index.high = new Uint32Array(Uint8Array.from(await read(n * 4)).buffer);
+    index.low = new Uint32Array(Uint8Array.from(await read(n * 4)).buffer);
+    index.keys.forEach((key, slot) => index.slotOf.set(key, slot));
+    return index;
+  }
+
   /** Images whose hash differs from `hash` in at most `maxDistance` bits, nearest first (ties by key). */
   nearest(hash: bigint, maxDistance: number): Array<{ key: number; distance: number }> {
     const high = HIGH(hash);
@@ -101,8 +121,11 @@ export class GlobalHashIndex {
   }
 }
 
+/** "LGH1": Loupe Global Hashes, snapshot layout 1. */
+const SNAPSHOT_MAGIC = 0x3148474c;
+
 function grow(a: Uint32Array): Uint32Array {
-  const bigger = new Uint32Array(a.length * 2);
+  const bigger = new Uint32Array(Math.max(64, a.length * 2));
   bigger.set(a);
   return bigger;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InvertedIndex } from './inverted-index';
+import { InvertedIndex, termFrequencies, topK } from './inverted-index';
 import { seededRandom } from './random';
 
 const words = (...ws: number[]) => Uint32Array.from(ws);
@@ -78,7 +78,7 @@ describe('inverted index', () => {
     for (let i = 1; i < c.length; i++) expect(c[i - 1].votes).toBeGreaterThanOrEqual(c[i].votes);
   });
 
-  it('finds a noisy copy among 10 000 images with random words within 100 ms', () => {
+  it('finds a noisy copy among 10 000 images with random words (its speed is measured by the benchmarks, not here)', () => {
     const index = new InvertedIndex();
     const rnd = seededRandom(11);
     let wanted: Uint32Array = new Uint32Array();
@@ -89,10 +89,125 @@ describe('inverted index', () => {
     }
     // Half of the words survive the edit, the rest are replaced by random ones.
     const query = wanted.map((w, i) => (i % 2 === 0 ? w : Math.floor(rnd() * 10_000)));
-    const t = performance.now();
     const c = index.candidates(query, 20);
-    const ms = performance.now() - t;
     expect(c[0].imageKey).toBe(4321);
-    expect(ms).toBeLessThan(100);
+  });
+
+  it('scores exactly as the tf-idf formula over the live images, over gaps of one to three varint bytes', () => {
+    const rand = seededRandom(5);
+    const index = new InvertedIndex();
+    const images = new Map<number, Uint32Array>();
+    for (let i = 0; i < 20_000; i++) {
+      // Common words (dense lists, 1-byte gaps), and word 4242 in only every 17,000th image (3-byte gaps).
+      const ws = Uint32Array.from({ length: 40 }, () => Math.floor(rand() * rand() * 2000));
+      if (i % 17_000 === 3) ws[0] = 4242;
+      if (i % 300 === 1) ws[1] = ws[2]; // a repeated word: tf 2
+      images.set(1_000_000 + i * 3, ws);
+      index.add(1_000_000 + i * 3, ws);
+    }
+    index.trim();
+    const keys = [...images.keys()];
+    for (const q of [0, 1, 3, 301, 17_003, 19_999]) {
+      expect(index.candidates(images.get(keys[q])!, 50)).toEqual(referenceCandidates(images, images.get(keys[q])!, 50));
+    }
+    expect(index.candidates(words(4242), 10).map((c) => c.imageKey)).toEqual([1_000_009, 1_051_009]);
+    expect(index.candidates(words(999_999), 10)).toEqual([]);
+    // Removing a third: until the last removals are compacted, scores move by less than the dead share (1/8)...
+    for (const key of keys.filter((_, i) => i % 3 === 0)) {
+      index.remove(key);
+      images.delete(key);
+    }
+    expect(index.size).toBe(images.size);
+    for (const q of [1, 2]) {
+      const expected = referenceCandidates(images, images.get(keys[q])!, 5);
+      const got = index.candidates(images.get(keys[q])!, 5);
+      expect(got[0].imageKey).toBe(expected[0].imageKey);
+      expect(Math.abs(got[0].votes / expected[0].votes - 1)).toBeLessThan(1 / 8);
+    }
+    // ...and once compacted they are again exactly the formula's over what is left.
+    index.compact();
+    for (const q of [1, 2, 17_003, 19_997]) expect(index.candidates(images.get(keys[q])!, 50)).toEqual(referenceCandidates(images, images.get(keys[q])!, 50));
+    expect(index.candidates(words(4242), 10).map((c) => c.imageKey)).toEqual([1_051_009]);
+  });
+
+  it('never offers a removed image, before and after the lists are compacted', () => {
+    const index = new InvertedIndex();
+    for (let k = 0; k < 100; k++) index.add(k, words(k, 1000 + (k % 10)));
+    index.remove(7);
+    // One dead slot of 100 is below the compaction share: it is skipped by the vote.
+    expect(index.candidates(words(7, 1007), 100).map((c) => c.imageKey)).not.toContain(7);
+    expect(index.candidates(words(1007), 100).map((c) => c.imageKey).sort((a, b) => a - b)).toEqual([17, 27, 37, 47, 57, 67, 77, 87, 97]);
+    index.add(7, words(555));
+    expect(index.candidates(words(555), 10).map((c) => c.imageKey)).toEqual([7]);
+    expect(index.candidates(words(1007), 100).map((c) => c.imageKey)).not.toContain(7);
+    for (let k = 20; k < 40; k++) index.remove(k);
+    expect(index.size).toBe(80);
+    expect(index.candidates(words(1007), 100).map((c) => c.imageKey).sort((a, b) => a - b)).toEqual([17, 47, 57, 67, 77, 87, 97]);
+  });
+
+  it('holds a posting in under 3 bytes', () => {
+    const rand = seededRandom(9);
+    const index = new InvertedIndex();
+    let postings = 0;
+    for (let i = 0; i < 5000; i++) {
+      const ws = Uint32Array.from(new Set(Array.from({ length: 600 }, () => Math.floor(rand() * rand() * 10_000))));
+      postings += ws.length;
+      index.add(i, ws);
+    }
+    index.trim();
+    expect(index.typedBytes / postings).toBeLessThan(3);
+  });
+
+  it('comes back from its snapshot sections with the same candidates, without the images removed before', async () => {
+    const rand = seededRandom(21);
+    const index = new InvertedIndex();
+    const images = new Map<number, Uint32Array>();
+    for (let k = 0; k < 3000; k++) {
+      const ws = randomWords(rand, 300, 5000);
+      images.set(k * 7, ws);
+      index.add(k * 7, ws);
+    }
+    for (let k = 0; k < 100; k++) {
+      index.remove(k * 7);
+      images.delete(k * 7);
+    }
+    const sections = index.toSections();
+    const bytes = Buffer.concat(sections);
+    let at = 0;
+    const restored = await InvertedIndex.fromSections(async (n) => bytes.subarray(at, (at += n)));
+    expect(at).toBe(bytes.length);
+    expect(restored.size).toBe(images.size);
+    for (const key of [700, 7 * 1500, 7 * 2999]) expect(restored.candidates(images.get(key)!, 20)).toEqual(index.candidates(images.get(key)!, 20));
+    expect(restored.candidates(images.get(700)!, 20)).toEqual(referenceCandidates(images, images.get(700)!, 20));
+    // It goes on growing and forgetting like any index.
+    restored.add(1, words(4999, 4998));
+    restored.remove(700);
+    expect(restored.has(700)).toBe(false);
+    expect(restored.candidates(words(4999, 4998), 1)[0].imageKey).toBe(1);
   });
 });
+
+/** The scoring rule written out over plain maps: what the index must compute, whatever its layout. */
+function referenceCandidates(images: Map<number, Uint32Array>, query: Uint32Array, limit: number) {
+  const df = new Map<number, number>();
+  const tfs = new Map<number, Map<number, number>>();
+  for (const [key, ws] of images) {
+    const tf = termFrequencies(ws);
+    tfs.set(key, tf);
+    for (const w of tf.keys()) df.set(w, (df.get(w) ?? 0) + 1);
+  }
+  const keys = [...images.keys()];
+  const votes = new Float64Array(keys.length);
+  for (const [w, tfQuery] of termFrequencies(query)) {
+    if (!df.has(w)) continue;
+    const idf = Math.log(1 + images.size / df.get(w)!);
+    keys.forEach((key, i) => {
+      const tf = tfs.get(key)!.get(w);
+      if (tf) votes[i] += idf * Math.min(tfQuery, Math.min(tf, 255));
+    });
+  }
+  keys.forEach((key, i) => {
+    if (votes[i] > 0) votes[i] /= Math.sqrt(Math.max(1, images.get(key)!.length));
+  });
+  return topK(votes, limit).map((i) => ({ imageKey: keys[i], votes: votes[i] }));
+}

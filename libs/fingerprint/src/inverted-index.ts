@@ -1,100 +1,262 @@
-/** Initial capacity of a word's posting list; doubles as it fills. */
-const INITIAL_POSTINGS = 8;
+/** First capacity (bytes) of a word's posting buffers. */
+const INITIAL_BYTES = 16;
+/**
+ * Growth of a posting buffer that is full: by half, not doubled, so a collection that keeps growing after its load
+ * holds at most a third more than it uses (a doubling would allow twice).
+ */
+const GROWTH = 1.5;
+/** A varint of a 32-bit gap takes at most 5 bytes. */
+const MAX_VARINT_BYTES = 5;
+/**
+ * Removed images whose postings are still in the lists, as a share of all slots, past which the lists are rewritten
+ * without them (`compact`). Until then they cost a little memory and count in document frequencies, as deleted
+ * documents do in Lucene until a merge.
+ */
+const MAX_DEAD_SHARE = 1 / 8;
 
-/** One word's postings: parallel arrays of image slot and term frequency, `length` used. */
+/** One word's postings: image slots as varint gaps (slots only grow), and a term frequency byte per posting. */
 interface Postings {
-  slots: Uint32Array;
-  tf: Uint16Array;
-  length: number;
+  gaps: Uint8Array;
+  gapBytes: number;
+  tf: Uint8Array;
+  count: number;
+  lastSlot: number;
 }
 
 /**
- * In-memory inverted index from visual word to the images containing it, rebuildable from
- * (imageKey, words) pairs. Scoring is tf-idf voting: each shared word adds idf(w) * min(tf_query, tf_image),
- * idf(w) = ln(1 + N / df(w)), so rare words count most and a repeated word cannot outvote its repetitions. The
- * smoothing (+1) keeps a word shared by every image worth something: with plain ln(N/df) a collection of one image
- * (or a word in every image) would give zero votes and the image could never be a candidate.
- * Votes are divided by the square root of the image's word count (the length normalisation of cosine tf-idf): an
- * image with 1,000 keypoints would otherwise outvote a faint nebula or a smooth wallpaper with 200 simply by having
- * more words to share, and push the true but sparse image out of the shortlist.
+ * In-memory inverted index from visual word to the images containing it, rebuildable from (imageKey, words) pairs.
+ * Scoring is tf-idf voting: each shared word adds idf(w) * min(tf_query, tf_image), idf(w) = ln(1 + N / df(w)), so rare
+ * words count most and a repeated word cannot outvote its repetitions. The smoothing (+1) keeps a word shared by every
+ * image worth something: with plain ln(N/df) a collection of one image (or a word in every image) would give zero
+ * votes and the image could never be a candidate. Votes are divided by the square root of the image's word count (the
+ * length normalisation of cosine tf-idf): an image with 1,000 keypoints would otherwise outvote a faint nebula or a
+ * smooth wallpaper with 200 simply by having more words to share, and push the true but sparse image out of the
+ * shortlist.
+ *
+ * Memory is what decides how many images a replica can search (about 2 bytes per posting here, 10 for plain arrays).
+ * Every added image takes the next slot, so each posting list is sorted by construction and stores slots as varint
+ * gaps (1-2 bytes), term frequencies in a byte (capped at 255; an image has at most ~1,000 features), and no word list
+ * per image. Removing an image only marks its slot dead: its postings stay, skipped by the vote, until dead slots are
+ * an eighth of all, when every list is rewritten without them. Until then N and df(w) still count them (so scores
+ * move by the dead share at most); right after `compact` and in an index never removed from, scores are exactly
+ * those of the formula over the live images.
  */
 export class InvertedIndex {
   private readonly postings = new Map<number, Postings>();
   private readonly slotOfKey = new Map<number, number>();
-  private keyOfSlot: number[] = [];
-  /** Distinct words per slot, kept for removal. */
-  private wordsOfSlot: Array<Uint32Array | undefined> = [];
+  private keyOfSlot: Float64Array = new Float64Array(64);
   /** sqrt(word count) per slot: the vote normaliser. */
-  private normOfSlot: number[] = [];
-  private freeSlots: number[] = [];
+  private normOfSlot: Float64Array = new Float64Array(64);
+  /** 1 for a removed image's slot. */
+  private dead: Uint8Array = new Uint8Array(64);
+  private slots = 0;
+  private deadSlots = 0;
 
+  /** Images in the index. */
   get size(): number {
     return this.slotOfKey.size;
+  }
+
+  has(imageKey: number): boolean {
+    return this.slotOfKey.has(imageKey);
   }
 
   /** Indexes an image's words; re-adding a key replaces its previous words. */
   add(imageKey: number, words: Uint32Array): void {
     if (this.slotOfKey.has(imageKey)) this.remove(imageKey);
-    const slot = this.freeSlots.pop() ?? this.keyOfSlot.length;
+    const slot = this.slots++;
+    if (slot === this.keyOfSlot.length) {
+      const length = Math.ceil(slot * GROWTH);
+      this.keyOfSlot = grown(this.keyOfSlot, length);
+      this.normOfSlot = grown(this.normOfSlot, length);
+      this.dead = grown(this.dead, length);
+    }
     this.slotOfKey.set(imageKey, slot);
     this.keyOfSlot[slot] = imageKey;
-    const counts = termFrequencies(words);
-    this.wordsOfSlot[slot] = Uint32Array.from(counts.keys());
     this.normOfSlot[slot] = Math.sqrt(Math.max(1, words.length));
-    for (const [w, tf] of counts) this.append(w, slot, tf);
+    for (const [w, tf] of termFrequencies(words)) this.append(w, slot, tf);
   }
 
   remove(imageKey: number): void {
     const slot = this.slotOfKey.get(imageKey);
     if (slot === undefined) return;
-    for (const w of this.wordsOfSlot[slot]!) {
-      const p = this.postings.get(w)!;
-      const at = p.slots.subarray(0, p.length).indexOf(slot);
-      // Order within a posting list does not matter: move the last entry into the hole.
-      p.length--;
-      p.slots[at] = p.slots[p.length];
-      p.tf[at] = p.tf[p.length];
-      if (p.length === 0) this.postings.delete(w);
-    }
     this.slotOfKey.delete(imageKey);
-    this.wordsOfSlot[slot] = undefined;
-    this.freeSlots.push(slot);
+    this.dead[slot] = 1;
+    this.deadSlots++;
+    if (this.deadSlots > this.slots * MAX_DEAD_SHARE) this.compact();
   }
 
   /** Best `limit` images by length-normalised tf-idf votes, highest first; images sharing no word are left out. */
   candidates(words: Uint32Array, limit: number): Array<{ imageKey: number; votes: number }> {
-    const n = this.size;
-    if (n === 0 || limit <= 0) return [];
-    const votes = new Float64Array(this.keyOfSlot.length);
+    const n = this.slots;
+    if (this.size === 0 || limit <= 0) return [];
+    const votes = new Float64Array(n);
     for (const [w, tfQuery] of termFrequencies(words)) {
       const p = this.postings.get(w);
       if (!p) continue;
-      const idf = Math.log(1 + n / p.length);
-      for (let i = 0; i < p.length; i++) votes[p.slots[i]] += idf * Math.min(tfQuery, p.tf[i]);
+      const idf = Math.log(1 + n / p.count);
+      const { gaps, tf } = p;
+      let at = 0;
+      let slot = -1;
+      for (let i = 0; i < p.count; i++) {
+        let b = gaps[at++];
+        let gap = b & 0x7f;
+        for (let scale = 128; b & 0x80; scale *= 128) {
+          b = gaps[at++];
+          gap += (b & 0x7f) * scale;
+        }
+        slot += gap;
+        votes[slot] += idf * Math.min(tfQuery, tf[i]);
+      }
     }
-    for (let slot = 0; slot < votes.length; slot++) if (votes[slot] > 0) votes[slot] /= this.normOfSlot[slot];
-    return topK(votes, limit)
-      .map((slot) => ({ imageKey: this.keyOfSlot[slot], votes: votes[slot] }));
+    const { dead, normOfSlot } = this;
+    for (let slot = 0; slot < n; slot++) {
+      if (votes[slot] > 0) votes[slot] = dead[slot] ? 0 : votes[slot] / normOfSlot[slot];
+    }
+    return topK(votes, limit).map((slot) => ({ imageKey: this.keyOfSlot[slot], votes: votes[slot] }));
+  }
+
+  /**
+   * Rewrites every posting list without the slots of removed images and renumbers the live ones in order. Runs by
+   * itself when dead slots pass an eighth; costs one pass over all postings (about a second per 100 million).
+   */
+  compact(): void {
+    if (this.deadSlots === 0) return;
+    const newSlot = new Int32Array(this.slots);
+    let live = 0;
+    for (let slot = 0; slot < this.slots; slot++) newSlot[slot] = this.dead[slot] ? -1 : live++;
+    for (const [word, p] of this.postings) {
+      const rewritten = emptyPostings(p.gapBytes);
+      let at = 0;
+      let slot = -1;
+      for (let i = 0; i < p.count; i++) {
+        let b = p.gaps[at++];
+        let gap = b & 0x7f;
+        for (let scale = 128; b & 0x80; scale *= 128) {
+          b = p.gaps[at++];
+          gap += (b & 0x7f) * scale;
+        }
+        slot += gap;
+        if (newSlot[slot] >= 0) appendPosting(rewritten, newSlot[slot], p.tf[i]);
+      }
+      if (rewritten.count === 0) this.postings.delete(word);
+      else this.postings.set(word, trimmed(rewritten));
+    }
+    const keys = new Float64Array(Math.max(64, live));
+    const norms = new Float64Array(Math.max(64, live));
+    for (let slot = 0; slot < this.slots; slot++) {
+      const to = newSlot[slot];
+      if (to < 0) continue;
+      keys[to] = this.keyOfSlot[slot];
+      norms[to] = this.normOfSlot[slot];
+      this.slotOfKey.set(this.keyOfSlot[slot], to);
+    }
+    this.keyOfSlot = keys;
+    this.normOfSlot = norms;
+    this.dead = new Uint8Array(keys.length);
+    this.slots = live;
+    this.deadSlots = 0;
+  }
+
+  /** Gives back the growth slack of every buffer (after a bulk load; later additions grow them again). */
+  trim(): void {
+    for (const [word, p] of this.postings) this.postings.set(word, trimmed(p));
+    this.keyOfSlot = this.keyOfSlot.slice(0, Math.max(1, this.slots));
+    this.normOfSlot = this.normOfSlot.slice(0, Math.max(1, this.slots));
+    this.dead = this.dead.slice(0, Math.max(1, this.slots));
+  }
+
+  /** Bytes held in typed arrays (postings, keys, norms, dead flags): the memory apart from per-object overhead. */
+  get typedBytes(): number {
+    let bytes = this.keyOfSlot.byteLength + this.normOfSlot.byteLength + this.dead.byteLength;
+    for (const p of this.postings.values()) bytes += p.gaps.byteLength + p.tf.byteLength;
+    return bytes;
+  }
+
+  /**
+   * The index as binary sections, for a snapshot that a new process loads instead of re-reading every image's words
+   * (see `InvertedIndex.fromSections`). Dead slots are compacted away first, so a snapshot holds live images only.
+   */
+  toSections(): Uint8Array[] {
+    this.compact();
+    const header = new Uint32Array([SNAPSHOT_MAGIC, this.slots, this.postings.size]);
+    const sections: Uint8Array[] = [asBytes(header), asBytes(this.keyOfSlot.subarray(0, this.slots)), asBytes(this.normOfSlot.subarray(0, this.slots))];
+    const directory = new Uint32Array(this.postings.size * 4);
+    let i = 0;
+    for (const [word, p] of this.postings) directory.set([word, p.count, p.gapBytes, p.lastSlot], 4 * i++);
+    sections.push(asBytes(directory));
+    for (const p of this.postings.values()) sections.push(p.gaps.subarray(0, p.gapBytes), p.tf.subarray(0, p.count));
+    return sections;
+  }
+
+  /** Rebuilds an index from `toSections`' output, read back in order by `read(byteLength)`. */
+  static async fromSections(read: (byteLength: number) => Promise<Uint8Array>): Promise<InvertedIndex> {
+    const header = new Uint32Array(copyAligned(await read(12)).buffer);
+    if (header[0] !== SNAPSHOT_MAGIC) throw new Error('Not an inverted index snapshot');
+    const [, slots, words] = header;
+    const index = new InvertedIndex();
+    index.keyOfSlot = new Float64Array(copyAligned(await read(slots * 8)).buffer);
+    index.normOfSlot = new Float64Array(copyAligned(await read(slots * 8)).buffer);
+    index.dead = new Uint8Array(slots);
+    index.slots = slots;
+    for (let slot = 0; slot < slots; slot++) index.slotOfKey.set(index.keyOfSlot[slot], slot);
+    const directory = new Uint32Array(copyAligned(await read(words * 16)).buffer);
+    for (let w = 0; w < words; w++) {
+      const [word, count, gapBytes, lastSlot] = directory.subarray(4 * w, 4 * w + 4);
+      const gaps = Uint8Array.from(await read(gapBytes));
+      const tf = Uint8Array.from(await read(count));
+      index.postings.set(word, { gaps, gapBytes, tf, count, lastSlot });
+    }
+    return index;
   }
 
   private append(word: number, slot: number, tf: number): void {
     let p = this.postings.get(word);
     if (!p) {
-      p = { slots: new Uint32Array(INITIAL_POSTINGS), tf: new Uint16Array(INITIAL_POSTINGS), length: 0 };
+      p = emptyPostings(INITIAL_BYTES);
       this.postings.set(word, p);
     }
-    if (p.length === p.slots.length) {
-      const slots = new Uint32Array(p.length * 2);
-      slots.set(p.slots);
-      const tfs = new Uint16Array(p.length * 2);
-      tfs.set(p.tf);
-      p.slots = slots;
-      p.tf = tfs;
-    }
-    p.slots[p.length] = slot;
-    p.tf[p.length] = Math.min(tf, 0xffff);
-    p.length++;
+    appendPosting(p, slot, tf);
   }
+}
+
+/** "LII1": Loupe Inverted Index, snapshot layout 1. */
+const SNAPSHOT_MAGIC = 0x3149494c;
+
+function emptyPostings(bytes: number): Postings {
+  return { gaps: new Uint8Array(Math.max(INITIAL_BYTES, bytes)), gapBytes: 0, tf: new Uint8Array(INITIAL_BYTES), count: 0, lastSlot: -1 };
+}
+
+function appendPosting(p: Postings, slot: number, tf: number): void {
+  if (p.gapBytes + MAX_VARINT_BYTES > p.gaps.length) p.gaps = grown(p.gaps, Math.max(Math.ceil(p.gaps.length * GROWTH), p.gapBytes + MAX_VARINT_BYTES));
+  if (p.count === p.tf.length) p.tf = grown(p.tf, Math.ceil(p.tf.length * GROWTH));
+  let gap = slot - p.lastSlot;
+  while (gap >= 0x80) {
+    p.gaps[p.gapBytes++] = (gap & 0x7f) | 0x80;
+    gap = Math.floor(gap / 128);
+  }
+  p.gaps[p.gapBytes++] = gap;
+  p.tf[p.count++] = Math.min(tf, 0xff);
+  p.lastSlot = slot;
+}
+
+function trimmed(p: Postings): Postings {
+  return { ...p, gaps: p.gaps.slice(0, p.gapBytes), tf: p.tf.slice(0, p.count) };
+}
+
+function grown<T extends Uint8Array | Float64Array>(array: T, length: number): T {
+  const next = new (array.constructor as new (n: number) => T)(length);
+  next.set(array);
+  return next;
+}
+
+function asBytes(array: Uint32Array | Float64Array): Uint8Array {
+  return new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
+}
+
+/** A copy in a fresh buffer: file reads may land at offsets that typed views of 4 or 8 bytes cannot start at. */
+function copyAligned(bytes: Uint8Array): Uint8Array {
+  return Uint8Array.from(bytes);
 }
 
 /** Occurrences of each word in a word list. */

@@ -1,5 +1,5 @@
 import { decodeWords, PUBLIC_INDEX_PARTITIONS, PublicIndexRepository, ShardImageWords } from '@loupe/storage';
-import { CompactShardIndex } from './compact-index';
+import { InvertedIndex } from '@loupe/fingerprint';
 
 /** Rows read per page while loading a shard: bounds the transient memory of a load next to the index itself. */
 const LOAD_PAGE_ROWS = 5_000;
@@ -21,8 +21,8 @@ export function mergeCandidates(lists: readonly ShardCandidate[][], limit: numbe
 
 /**
  * The public index's search structure, split into shards that follow the table partitions (shard s = partition
- * `public_images_p<s>`, images hashed by id). This process owns `shards` (all by default); each owned shard is a
- * CompactShardIndex (InvertedIndex's scoring in a quarter of its memory) rebuilt from its partition and kept current
+ * `public_images_p<s>`, images hashed by id). This process owns `shards` (all by default); each owned shard is an
+ * InvertedIndex rebuilt from its partition and kept current
  * from `public_index_log`, and a query fans out to every owned shard and merges. Each shard scores with its own idf: hashing by id makes every shard a uniform sample of
  * the index, so its document frequencies estimate the global ones, and shards need not exchange statistics.
  *
@@ -30,7 +30,7 @@ export function mergeCandidates(lists: readonly ShardCandidate[][], limit: numbe
  * candidate job per shard set: QueuedCandidateSource in shard-sets.ts).
  */
 export class PublicIndexShards implements CandidateSource {
-  private readonly indexes = new Map<number, CompactShardIndex>();
+  private readonly indexes = new Map<number, InvertedIndex>();
   private seq = 0;
   private loaded: Promise<void> | null = null;
   private refreshing: Promise<void> | null = null;
@@ -76,7 +76,7 @@ export class PublicIndexShards implements CandidateSource {
     // Read the log position first: images committed while the shards load are applied again by catchUp, harmlessly.
     this.seq = await this.repo.latestSeq(this.shards);
     for (const shard of this.shards) {
-      const index = new CompactShardIndex();
+      const index = new InvertedIndex();
       let afterId = 0;
       for (;;) {
         const page = await this.repo.shardWords(shard, this.vocabularyId, { afterId, limit: LOAD_PAGE_ROWS });
@@ -100,7 +100,8 @@ export class PublicIndexShards implements CandidateSource {
     this.seq = changes[changes.length - 1].seq;
   }
 
-  private addAll(index: CompactShardIndex, rows: readonly ShardImageWords[]): void {
-    for (const row of rows) index.add(row.id, decodeWords(row.words));
+  private addAll(index: InvertedIndex, rows: readonly ShardImageWords[]): void {
+    // A load and the change log can both deliver an image committed during the load; its words never change.
+    for (const row of rows) if (!index.has(row.id)) index.add(row.id, decodeWords(row.words));
   }
 }
