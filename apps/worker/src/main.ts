@@ -18,7 +18,7 @@ async function main(): Promise<void> {
   // With PUBLIC_SHARD_SETS, a public search here fans out one candidate job per shard set to the sets' owners.
   const candidateKinds = publicCandidateKinds(config.publicShardSets);
   const fanOut: JobQueue | null = candidateKinds.length > 0 ? createBullQueue({ redisUrl: config.redisUrl, prefix: config.redisPrefix, kinds: candidateKinds, pickupTimeoutMs: config.queuePickupTimeoutMs }) : null;
-  const services = createWorkerServices({ ...infra, publicShards: { sets: config.publicShardSets, queue: () => fanOut } });
+  const services = createWorkerServices({ ...infra, publicShards: { sets: config.publicShardSets, queue: () => fanOut }, indexSnapshots: config.indexSnapshots });
   const processors = instrumentProcessors(services.processors, metrics, log);
   const known = Object.keys(processors);
   const kinds = (process.env.WORKER_QUEUES ?? '').split(',').map((k) => k.trim()).filter(Boolean);

@@ -9,7 +9,8 @@ import { ComparePayload, DeletePayload, FingerprintPayload, IngestPayload, JobKi
 import { DeleteService } from './delete.service';
 import { FingerprintService } from './fingerprint.service';
 import { IngestHook, IngestService } from './ingest.service';
-import { MatchIndexCache } from './match/index-cache';
+import { IndexSnapshotOptions, MatchIndexCache } from './match/index-cache';
+import { IndexSnapshots } from './match/index-snapshot';
 import { MatchService } from './match/match.service';
 import { SearchIndexHook } from './match/search-index.hook';
 import { publicIndexProcessors, PublicShardOptions } from './public-index';
@@ -26,6 +27,8 @@ export interface ProcessorDeps {
   db: Db;
   /** Public index shard sets owned by other processes (PUBLIC_SHARD_SETS) and the queue reaching them. */
   publicShards?: PublicShardOptions;
+  /** Folder and minimum collection size of search index snapshots (INDEX_SNAPSHOT_DIR); none without. */
+  indexSnapshots?: { dir: string; minImages: number };
 }
 
 export interface WorkerServices {
@@ -49,6 +52,10 @@ function verificationThreads(): { verifyAll: VerifyBatch; close(): Promise<void>
       pool = null;
     },
   };
+}
+
+function indexSnapshotOptions(settings: ProcessorDeps['indexSnapshots']): IndexSnapshotOptions | undefined {
+  return settings && { snapshots: new IndexSnapshots(settings.dir), minImages: settings.minImages };
 }
 
 /** Every job kind and the service method that handles it: the one place to read what a worker does. */
@@ -77,7 +84,7 @@ export function createProcessors(
   const hooksFor = (service: string): IngestHook[] =>
     service === 'wine' ? [searchIndex, wineLabel] : MATCHING_SERVICES.has(service) ? [searchIndex] : service === 'color' ? [colorPalette] : [];
   const ingest = new IngestService(deps.images, deps.blobs, hooksFor);
-  const matching = new MatchService(deps.images, deps.matchIndex, deps.blobs, new MatchIndexCache(deps.matchIndex), verifyAll);
+  const matching = new MatchService(deps.images, deps.matchIndex, deps.blobs, new MatchIndexCache(deps.matchIndex, indexSnapshotOptions(deps.indexSnapshots)), verifyAll);
   const deletion = new DeleteService(deps.images, deps.blobs);
   const fingerprint = new FingerprintService(deps.images, deps.blobs, (service) => (MATCHING_SERVICES.has(service) ? searchIndex : null));
   const color = new ColorService(colorRepository, deps.blobs);

@@ -53,6 +53,11 @@ export interface AppConfig {
    * that have failed, in a window of `windowSeconds` from the first failure; 0 = no limit.
    */
   authThrottle: { perAddress: number; perSubject: number; windowSeconds: number };
+  /**
+   * Where snapshots of large collections' search indexes are kept (a replica starts from one instead of reading every
+   * image's words), and the size from which a collection gets one. Without a folder there are none.
+   */
+  indexSnapshots?: { dir: string; minImages: number };
 }
 
 function intFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -96,12 +101,23 @@ function httpLimits(env: NodeJS.ProcessEnv): AppConfig['http'] {
   return limits;
 }
 
+/**
+ * Index snapshots: in INDEX_SNAPSHOT_DIR, or by default beside the embedded database (DATA_DIR/index-snapshots); a
+ * process with a database server keeps none unless given a folder (in Kubernetes, a volume that outlives the pod).
+ */
+function indexSnapshots(env: NodeJS.ProcessEnv, databaseUrl: string | undefined, dataDir: string): AppConfig['indexSnapshots'] {
+  const dir = env.INDEX_SNAPSHOT_DIR ? path.resolve(env.INDEX_SNAPSHOT_DIR) : databaseUrl ? undefined : path.join(dataDir, 'index-snapshots');
+  return dir ? { dir, minImages: intFromEnv(env, 'INDEX_SNAPSHOT_MIN_IMAGES', 20_000) } : undefined;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const redisUrl = env.REDIS_URL || undefined;
+  const databaseUrl = env.DATABASE_URL || undefined;
+  const dataDir = path.resolve(env.DATA_DIR || './data');
   return {
     port: intFromEnv(env, 'PORT', 8080),
-    dataDir: path.resolve(env.DATA_DIR || './data'),
-    databaseUrl: env.DATABASE_URL || undefined,
+    dataDir,
+    databaseUrl,
     redisUrl,
     redisPrefix: env.REDIS_PREFIX || 'loupe',
     s3: {
@@ -143,5 +159,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       perSubject: intFromEnv(env, 'AUTH_FAILURES_PER_USER', 10),
       windowSeconds: positiveIntFromEnv(env, 'AUTH_FAILURE_WINDOW_SECONDS', 900),
     },
+    indexSnapshots: indexSnapshots(env, databaseUrl, dataDir),
   };
 }

@@ -19,7 +19,7 @@ export interface QueueRuntime {
 export async function openQueues(config: AppConfig, infra: Infrastructure, observe: { metrics: Metrics; log: Logger }): Promise<QueueRuntime> {
   // Public searches fan out to the shard-set owners through this same queue, which is built from these processors.
   let fanOut: JobQueue | null = null;
-  const services = createWorkerServices({ ...infra, publicShards: { sets: config.publicShardSets, queue: () => fanOut } });
+  const services = createWorkerServices({ ...infra, publicShards: { sets: config.publicShardSets, queue: () => fanOut }, indexSnapshots: config.indexSnapshots });
   const processors = instrumentProcessors(services.processors, observe.metrics, observe.log);
   if (!config.redisUrl) {
     const queue = withRequestIds(createInProcessQueue({ processors }));

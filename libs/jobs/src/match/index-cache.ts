@@ -1,30 +1,51 @@
 import { GlobalHashIndex, InvertedIndex } from '@loupe/fingerprint';
 import { CollectionRef, decodeWords, IndexedImage, MatchIndexRepository } from '@loupe/storage';
+import { CollectionState, IndexSnapshots, SnapshotIdentity } from './index-snapshot';
 import { matchVocabulary } from './vocabulary';
 
 /** One collection's in-memory search structure, rebuilt from Postgres and kept current from the change log. */
-export interface CollectionIndex {
-  index: InvertedIndex;
-  /** Whole-image difference hashes of the images indexed with one. */
-  hashes: GlobalHashIndex;
-  paths: Map<number, string>;
-  seq: number;
+export type CollectionIndex = CollectionState;
+
+/** Rows read per page while loading a collection: bounds what sits in memory next to the index being built. */
+const LOAD_PAGE_ROWS = 5_000;
+
+export interface IndexSnapshotOptions {
+  snapshots: IndexSnapshots;
+  /** Collections smaller than this load from the database quickly enough and get no snapshot. */
+  minImages: number;
 }
 
+/**
+ * Share of a collection's size that the change log may grow past its snapshot before the snapshot is written again:
+ * a start then replays at most this much of the log, and a busy collection is not rewritten after every add.
+ */
+const SNAPSHOT_STALE_SHARE = 0.1;
+
+interface Cached {
+  state: CollectionState;
+  /** Change log position of the collection's snapshot on disk; -1 for none. */
+  snapshotSeq: number;
+}
 
 /**
  * Per-process cache of collection indexes. Every lookup asks Postgres for changes since the cached sequence number
  * (one indexed query, usually empty), so adds and deletes made by any worker or replica are seen by the next search.
+ * Large collections start from a snapshot when one exists (`IndexSnapshots`) and write one after a full load or
+ * once their log has moved on by a tenth of their size.
  */
 export class MatchIndexCache {
-  private readonly collections = new Map<string, CollectionIndex>();
+  private readonly collections = new Map<string, Cached>();
+  /** One refresh (and snapshot write) at a time per collection; concurrent searches share it. */
   private readonly refreshing = new Map<string, Promise<CollectionIndex>>();
+  private databaseIdentity: Promise<number> | undefined;
 
-  constructor(private readonly repo: MatchIndexRepository) {}
+  constructor(
+    private readonly repo: MatchIndexRepository,
+    private readonly snapshotOptions?: IndexSnapshotOptions,
+  ) {}
 
   async get(ref: CollectionRef): Promise<CollectionIndex> {
     const key = `${ref.accountId}:${ref.service}`;
-    // Concurrent searches of one collection share a refresh instead of each loading the same rows.
     const pending = this.refreshing.get(key);
     if (pending) return pending;
     const work = this.refresh(key, ref).finally(() => this.refreshing.delete(key));
@@ -38,44 +59,79 @@ export class MatchIndexCache {
   }
 
   private async refresh(key: string, ref: CollectionRef): Promise<CollectionIndex> {
-    const vocabularyId = matchVocabulary().id;
     let cached = this.collections.get(key);
     if (!cached) {
-      // Read the log position first: changes committed while the rows load are applied again below, harmlessly.
-      const seq = await this.repo.latestSeq(ref);
-      cached = { index: new InvertedIndex(), hashes: new GlobalHashIndex(), paths: new Map(), seq };
-      this.addAll(cached, await this.repo.indexedImages(ref, vocabularyId));
+      cached = await this.load(ref);
       this.collections.set(key, cached);
     }
-    const changes = await this.repo.changesSince(ref, cached.seq);
-    if (changes.length === 0) return cached;
-    const added = new Set<number>();
-    for (const change of changes) {
-      if (change.op === 'remove') {
-        added.delete(change.image_pk);
-        this.remove(cached, change.image_pk);
-      } else {
-        added.add(change.image_pk);
+    const { state } = cached;
+    const changes = await this.repo.changesSince(ref, state.seq);
+    if (changes.length > 0) {
+      const added = new Set<number>();
+      for (const change of changes) {
+        if (change.op === 'remove') {
+          added.delete(change.image_pk);
+          remove(state, change.image_pk);
+        } else {
+          added.add(change.image_pk);
+        }
       }
+      if (added.size > 0) addAll(state, await this.repo.indexedImages(ref, matchVocabulary().id, [...added]));
+      state.seq = changes[changes.length - 1].seq;
     }
-    if (added.size > 0) this.addAll(cached, await this.repo.indexedImages(ref, vocabularyId, [...added]));
-    cached.seq = changes[changes.length - 1].seq;
-    return cached;
+    if (this.snapshotDue(cached)) await this.writeSnapshot(ref, cached);
+    return state;
   }
 
-  private addAll(target: CollectionIndex, images: IndexedImage[]): void {
-    for (const image of images) {
-      if (target.paths.has(image.image_pk)) continue;
-      target.index.add(image.image_pk, decodeWords(image.words));
-      if (image.global_hash !== null) target.hashes.add(image.image_pk, BigInt(image.global_hash));
-      target.paths.set(image.image_pk, image.filepath);
+  /** The collection as of now: from its snapshot plus the log after it, or from every row when there is none. */
+  private async load(ref: CollectionRef): Promise<Cached> {
+    const fromSnapshot = this.snapshotOptions && (await this.snapshotOptions.snapshots.read(await this.identity(ref)));
+    if (fromSnapshot) return { state: fromSnapshot, snapshotSeq: fromSnapshot.seq };
+    // Read the log position first: changes committed while the rows load are applied again by refresh, harmlessly.
+    const state: CollectionState = { index: new InvertedIndex(), hashes: new GlobalHashIndex(), paths: new Map(), seq: await this.repo.latestSeq(ref) };
+    for (let afterPk = 0; ; ) {
+      const page = await this.repo.indexedImagesPage(ref, matchVocabulary().id, afterPk, LOAD_PAGE_ROWS);
+      addAll(state, page);
+      if (page.length < LOAD_PAGE_ROWS) break;
+      afterPk = page[page.length - 1].image_pk;
     }
+    state.index.trim();
+    return { state, snapshotSeq: -1 };
   }
 
-  private remove(target: CollectionIndex, imagePk: number): void {
-    if (!target.paths.has(imagePk)) return;
-    target.index.remove(imagePk);
-    target.hashes.remove(imagePk);
-    target.paths.delete(imagePk);
+  private snapshotDue({ state, snapshotSeq }: Cached): boolean {
+    if (!this.snapshotOptions || state.index.size < this.snapshotOptions.minImages) return false;
+    // Sequence numbers are shared by every collection, so the gap over-counts this one's changes: a bound, not a count.
+    return snapshotSeq < 0 || state.seq - snapshotSeq > state.index.size * SNAPSHOT_STALE_SHARE;
   }
+
+  private async writeSnapshot(ref: CollectionRef, cached: Cached): Promise<void> {
+    await this.snapshotOptions!.snapshots.write(await this.identity(ref), cached.state);
+    cached.snapshotSeq = cached.state.seq;
+  }
+
+  private async identity(ref: CollectionRef): Promise<SnapshotIdentity> {
+    this.databaseIdentity ??= this.repo.databaseIdentity().catch((error) => {
+      this.databaseIdentity = undefined;
+      throw error;
+    });
+    return { databaseIdentity: await this.databaseIdentity, vocabularyId: matchVocabulary().id, accountId: ref.accountId, service: ref.service };
+  }
+}
+
+function addAll(target: CollectionState, images: IndexedImage[]): void {
+  for (const image of images) {
+    // The load and the log can both deliver an image committed during the load; a re-fingerprint is logged as a
+    // remove before its add, so an image still present here has the same words.
+    if (target.index.has(image.image_pk)) continue;
+    target.index.add(image.image_pk, decodeWords(image.words));
+    if (image.global_hash !== null) target.hashes.add(image.image_pk, BigInt(image.global_hash));
+    target.paths.set(image.image_pk, image.filepath);
+  }
+}
+
+function remove(target: CollectionState, imagePk: number): void {
+  target.index.remove(imagePk);
+  target.hashes.remove(imagePk);
+  target.paths.delete(imagePk);
 }

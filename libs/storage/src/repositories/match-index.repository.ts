@@ -85,6 +85,34 @@ export class MatchIndexRepository {
     return rows;
   }
 
+  /**
+   * One page of a collection's searchable images with their words, in id order from after `afterPk`: a large
+   * collection is loaded page by page, so that its rows never sit in memory all at once next to the index they build.
+   */
+  async indexedImagesPage(ref: CollectionRef, vocabulary: string, afterPk: number, limit: number): Promise<IndexedImage[]> {
+    const { rows } = await this.db.query<IndexedImage>(
+      `SELECT i.id AS image_pk, i.filepath, w.words, w.global_hash::text AS global_hash
+         FROM images i JOIN image_words w ON w.image_pk = i.id
+        WHERE i.account_id = $1 AND i.service = $2 AND i.searchable AND w.vocabulary = $3 AND i.id > $4
+        ORDER BY i.id LIMIT $5`,
+      [ref.accountId, ref.service, vocabulary, afterPk, limit],
+    );
+    return rows;
+  }
+
+  /**
+   * A number that names this database for as long as it lives (drawn once, kept in maintenance_cursors): a snapshot
+   * of a collection's index made from one database must never be replayed onto another that reuses its ids.
+   */
+  async databaseIdentity(): Promise<number> {
+    await this.db.query(
+      `INSERT INTO maintenance_cursors (name, value) VALUES ('database_identity', floor(random() * 9007199254740991)::bigint)
+       ON CONFLICT (name) DO NOTHING`,
+    );
+    const { rows } = await this.db.query<{ value: number | string }>(`SELECT value FROM maintenance_cursors WHERE name = 'database_identity'`);
+    return Number(rows[0].value);
+  }
+
   async features(imagePks: readonly number[]): Promise<Map<number, Buffer>> {
     if (imagePks.length === 0) return new Map();
     const { rows } = await this.db.query<{ image_pk: number; features: Buffer }>(
