@@ -5,6 +5,8 @@ export type { IngestHook, IngestHookInput, IngestHooks } from './ingest.service'
 export * from './processors';
 export * from './stopwatch';
 export { overlayKey } from './match/overlay-store';
+export { MatchIndexCache, type IndexSnapshotOptions } from './match/index-cache';
+export { IndexSnapshots } from './match/index-snapshot';
 export { compileGlob, Glob, GlobError, MAX_GLOB_LENGTH, pathPredicate } from './match/path-filter';
 export type { PathFilters } from './match/path-filter';
 export * from './color-contracts';

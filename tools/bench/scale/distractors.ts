@@ -1,0 +1,76 @@
+/**
+ * Generated distractors for collections past what can be ingested on one machine in a session: images that look like
+ * real photographs to the index, because they are made of real photographs' keypoints.
+ *
+ * A distractor is a collage of 3 to 6 patches, each a random rectangle (35-70 % of the sides) of one really ingested
+ * image, moved to a random place of a 600 × 450 frame: the descriptors, their words, their scales, angles and their
+ * arrangement inside a patch are those of a real photo, so word frequencies, the words two images share by chance,
+ * and the geometric verification of a candidate cost and fail as they do for real photos. Patches are drawn from
+ * images that no query shows (the benchmark's pool photos), so a distractor is never a true match.
+ *
+ * Everything follows from the distractor's number: the benchmark stores only its row and words, and synthesises its
+ * features when a search verifies it.
+ */
+import { Features, seededRandom } from '@loupe/fingerprint';
+
+export interface SourceImage {
+  features: Features;
+  /** One visual word per keypoint, in keypoint order. */
+  words: Uint32Array;
+}
+
+const FRAME_WIDTH = 600;
+const FRAME_HEIGHT = 450;
+const MAX_KEYPOINTS = 1000;
+/** Bytes of one ORB descriptor. */
+const DESCRIPTOR_BYTES = 32;
+
+export interface Distractor {
+  features: Features;
+  words: Uint32Array;
+}
+
+export function distractor(sources: readonly SourceImage[], seed: number): Distractor {
+  const rand = seededRandom(seed * 2654435761 + 17);
+  const patches = 3 + Math.floor(rand() * 4);
+  const picked: Array<{ source: SourceImage; index: number; x: number; y: number }> = [];
+  for (let p = 0; p < patches; p++) {
+    const source = sources[Math.floor(rand() * sources.length)];
+    const { width, height, count, xy } = source.features;
+    const w = width * (0.35 + rand() * 0.35);
+    const h = height * (0.35 + rand() * 0.35);
+    const left = rand() * (width - w);
+    const top = rand() * (height - h);
+    const dx = rand() * Math.max(1, FRAME_WIDTH - w) - left;
+    const dy = rand() * Math.max(1, FRAME_HEIGHT - h) - top;
+    for (let i = 0; i < count; i++) {
+      const x = xy[2 * i];
+      const y = xy[2 * i + 1];
+      if (x < left || x >= left + w || y < top || y >= top + h) continue;
+      const fx = x + dx;
+      const fy = y + dy;
+      if (fx < 0 || fy < 0 || fx >= FRAME_WIDTH || fy >= FRAME_HEIGHT) continue;
+      picked.push({ source, index: i, x: fx, y: fy });
+    }
+  }
+  // Later patches cover earlier ones where they overlap, as in a collage; keep the spread-out share that fits.
+  const kept = picked.length > MAX_KEYPOINTS ? everyNth(picked, MAX_KEYPOINTS) : picked;
+  const n = kept.length;
+  const xy = new Float32Array(2 * n);
+  const meta = new Float32Array(4 * n);
+  const descriptors = new Uint8Array(n * DESCRIPTOR_BYTES);
+  const words = new Uint32Array(n);
+  kept.forEach(({ source, index, x, y }, k) => {
+    xy[2 * k] = x;
+    xy[2 * k + 1] = y;
+    meta.set(source.features.meta.subarray(4 * index, 4 * index + 4), 4 * k);
+    descriptors.set(source.features.descriptors.subarray(index * DESCRIPTOR_BYTES, (index + 1) * DESCRIPTOR_BYTES), k * DESCRIPTOR_BYTES);
+    words[k] = source.words[index];
+  });
+  return { features: { width: FRAME_WIDTH, height: FRAME_HEIGHT, count: n, xy, meta, descriptors }, words };
+}
+
+function everyNth<T>(items: T[], count: number): T[] {
+  const step = items.length / count;
+  return Array.from({ length: count }, (_, i) => items[Math.floor(i * step)]);
+}

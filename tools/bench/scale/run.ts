@@ -1,0 +1,433 @@
+/**
+ * Million-image benchmark (issue 13): one collection grown from 1k to 1M images in one run, measured at each size
+ * through the job processors a worker runs, against Postgres and folder blobs.
+ *
+ *   sh tools/bench/match/setup.sh          # once: the Debian picture packages
+ *   npx tsx --expose-gc tools/bench/scale/run.ts --postgres postgres://postgres@127.0.0.1:5432 [flags]
+ *
+ * Flags (docs/benchmarks.md: --scale 1k,20k,100k,1m --real 20000 --per-edit 3 --fpr 24):
+ *   --scale LIST   collection sizes; those up to --real are really ingested, larger ones add generated rows
+ *   --real N       images really ingested (default 20000)
+ *   --per-edit N   queries per edit of the matching benchmark at every size (default 3)
+ *   --fpr N        held-out photos searched (with three edits each) for the false-positive rate (default 24)
+ *   --write        writes the report into docs/benchmarks.md ("## Million-image collections")
+ *
+ * The collection, built in this order:
+ *  1. queried photos: a third of the distinct photos of the dataset (tools/bench/match/dataset.ts), originals; every
+ *     recall query is an edit of one of them (the matching benchmark's edits);
+ *  2. pool variants: crops (45-95 % of the area), flips, rotations, rescales and re-encodings of the pool photos (a
+ *     disjoint half of the photos): different images to the index, as a catalog of related pictures is; really
+ *     ingested, through the ingest processor, up to --real images;
+ *  3. generated distractors up to the larger sizes: collages of patches of really ingested pool variants
+ *     (distractors.ts), rows and words inserted by SQL (the images trigger logs them as any add). Their features are
+ *     not stored (1M × 40-56 KB would not fit this machine's disk next to the rest): they are synthesised from the
+ *     distractor's number when a search verifies one, so verification costs what it would.
+ * Held-out photos (the remaining sixth) are never in the collection: their edits measure false positives.
+ */
+import { deserializeFeatures, seededRandom, serializeFeatures } from '@loupe/fingerprint';
+import { createWorkerServices, IndexSnapshots, JobKind, MatchIndexCache, stagingKey, type IngestPayload, type IngestResult, type SearchPayload, type SearchResult, type WorkerServices } from '@loupe/jobs';
+import { loadConfig, openInfrastructure, type Infrastructure } from '@loupe/runtime';
+import { decodeWords, encodeWords, MatchIndexRepository } from '@loupe/storage';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { Client } from 'pg';
+import sharp from 'sharp';
+import { loadDataset, type Photo } from '../match/dataset';
+import { EDITS, FPR_EDITS, type Edit } from '../match/edits';
+import { distractor, type SourceImage } from './distractors';
+
+function flag(name: string): string | undefined {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+const parseSize = (s: string) => Math.round(Number(s.replace(/[km]$/i, '')) * (/k$/i.test(s) ? 1e3 : /m$/i.test(s) ? 1e6 : 1));
+const OPTS = {
+  postgres: flag('postgres') ?? 'postgres://postgres@127.0.0.1:5432',
+  scales: (flag('scale') ?? '1k,20k,100k,1m').split(',').map(parseSize),
+  real: Number(flag('real') ?? 20_000),
+  perEdit: Number(flag('per-edit') ?? 3),
+  fpr: Number(flag('fpr') ?? 24),
+  seed: 1,
+  write: process.argv.includes('--write'),
+};
+const DATABASE = 'loupe_bench_scale';
+const SERVICE = 'match';
+const PREFERRED_SIDE = 600;
+const BATCH = 10;
+/** Ingested pool variants whose features the generated distractors are made of. */
+const SOURCE_IMAGES = 3000;
+const ROWS_PER_STATEMENT = 1000;
+const FIRST_GENERATED = 'generated/';
+
+const log = (s: string) => console.error(`[${new Date().toISOString().slice(11, 19)}] ${s}`);
+const gc = () => (global as { gc?: () => void }).gc?.();
+const pct = (values: number[], p: number) => {
+  if (values.length === 0) return NaN;
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
+};
+const fmtPct = (num: number, den: number) => (den === 0 ? '–' : `${((100 * num) / den).toFixed(1)} %`);
+
+function shuffle<T>(items: readonly T[], rnd: () => number): T[] {
+  const a = [...items];
+  for (let i = a.length - 1; i > 0; i--) {
+    const j = Math.floor(rnd() * (i + 1));
+    [a[i], a[j]] = [a[j], a[i]];
+  }
+  return a;
+}
+
+/** A pool photo edited into a different picture: what a catalog holds next to it (crop, mirror, angle, size, encoding). */
+async function poolVariant(photo: Photo, data: Buffer, rnd: () => number): Promise<Buffer> {
+  const area = 0.45 + rnd() * 0.5;
+  const side = Math.sqrt(area);
+  const w = Math.max(64, Math.round(photo.width * side * (0.85 + rnd() * 0.3)));
+  const h = Math.max(64, Math.round((photo.width * photo.height * area) / w));
+  const width = Math.min(w, photo.width);
+  const height = Math.min(h, photo.height);
+  let image = sharp(data).extract({ left: Math.floor(rnd() * (photo.width - width + 1)), top: Math.floor(rnd() * (photo.height - height + 1)), width, height });
+  if (rnd() < 0.3) image = sharp(await image.flop().toBuffer());
+  if (rnd() < 0.25) image = sharp(await image.rotate(Math.round((rnd() - 0.5) * 20), { background: '#808080' }).toBuffer());
+  const longer = 640 + Math.floor(rnd() * 760);
+  return image.resize(longer, longer, { fit: 'inside' }).modulate({ brightness: 0.85 + rnd() * 0.3 }).jpeg({ quality: 60 + Math.floor(rnd() * 36) }).toBuffer();
+}
+
+interface Bench {
+  infra: Infrastructure;
+  repository: SynthesisingRepository;
+  accountId: number;
+  services: WorkerServices;
+  snapshotDir: string;
+}
+
+/**
+ * The matching index repository of the run: generated distractors' features are synthesised from their number instead
+ * of read (they are not stored); every other image's come from Postgres.
+ */
+class SynthesisingRepository extends MatchIndexRepository {
+  sources: SourceImage[] = [];
+  readonly generated = new Map<number, number>();
+
+  override async features(imagePks: readonly number[]): Promise<Map<number, Buffer>> {
+    const stored = await super.features(imagePks.filter((pk) => !this.generated.has(pk)));
+    for (const pk of imagePks) {
+      const seed = this.generated.get(pk);
+      if (seed !== undefined) stored.set(pk, serializeFeatures(distractor(this.sources, seed).features));
+    }
+    return stored;
+  }
+}
+
+function services(b: Pick<Bench, 'infra' | 'repository' | 'snapshotDir'>, snapshots: boolean): WorkerServices {
+  return createWorkerServices({
+    images: b.infra.images, blobs: b.infra.blobs, matchIndex: b.repository, db: b.infra.db,
+    indexSnapshots: snapshots ? { dir: b.snapshotDir, minImages: 1 } : undefined,
+  });
+}
+
+const JOB = { kind: 'bench', group: 'bench:scale', attempt: 1 };
+
+async function stage(b: Bench, data: Buffer): Promise<string> {
+  const key = stagingKey();
+  await b.infra.blobs.put(key, data);
+  return key;
+}
+
+async function ingest(b: Bench, items: Array<{ filepath: string; data: Buffer }>): Promise<{ added: number; ms: number }> {
+  const staged = [];
+  for (const it of items) staged.push({ filepath: it.filepath, image_id: null, staged_key: await stage(b, it.data) });
+  const payload: IngestPayload = { account_id: b.accountId, account: 'bench', service: SERVICE, items: staged, on_existing: 'replace', preferred_side: PREFERRED_SIDE, crop_borders: true };
+  const started = performance.now();
+  const result = (await b.services.processors[JobKind.Ingest](payload, JOB)) as IngestResult;
+  return { added: result.added.length, ms: performance.now() - started };
+}
+
+async function search(b: Bench, data: Buffer, flip: boolean): Promise<{ result: SearchResult; ms: number }> {
+  const payload: SearchPayload = {
+    account_id: b.accountId, account: 'bench', service: SERVICE, query: { staged_key: await stage(b, data), label: 'query.jpg' }, preferred_side: PREFERRED_SIDE,
+    options: { min_score: 0, check_horizontal_flip: flip, generate_overlay: false, offset: 0, limit: 10 },
+  };
+  const started = performance.now();
+  try {
+    const result = (await b.services.processors[JobKind.Search](payload, JOB)) as SearchResult;
+    return { result, ms: performance.now() - started };
+  } catch (error) {
+    if ((error as { code?: string }).code !== 'INPUT_REFUSED') throw error;
+    return { result: { query_filepath: 'query.jpg', items: [], total_results: 0, total_filtered_results: 0, time_resize: 0, time_search: 0 }, ms: performance.now() - started };
+  }
+}
+
+interface Query {
+  edit: Edit;
+  filepath: string;
+  data: Buffer;
+}
+
+interface SizeReport {
+  size: number;
+  real: number;
+  hits: number;
+  queries: number;
+  strictHits: number;
+  strictQueries: number;
+  fpr: { queries: number; positives: number };
+  wrongFirst: number;
+  searchMs: number[];
+  loadFromDatabaseS: number;
+  startFromSnapshotS: number;
+  /** First search of a fresh processor set: snapshot load, verification threads' start, the search. */
+  firstSearchS: number;
+  snapshotBytes: number;
+  memory: { typedAndHeapPerImage: number; rssPerImage: number };
+  storage: { bytesPerImage: number; realBytesPerImage: number; tables: string };
+  ingestRate?: number;
+  generatedRate?: number;
+}
+
+async function tableBytes(b: Bench): Promise<Record<string, number>> {
+  const { rows } = await b.infra.db.query<{ name: string; bytes: string }>(
+    `SELECT c.relname AS name, pg_total_relation_size(c.oid)::text AS bytes FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = 'public' AND c.relkind = 'r' AND c.relname IN ('images', 'image_words', 'image_features', 'index_log')`,
+  );
+  return Object.fromEntries(rows.map((r) => [r.name, Number(r.bytes)]));
+}
+
+/**
+ * Loads the collection's index twice, as a new replica would: from every row (which writes the snapshot), then from
+ * the snapshot, measuring the memory the second one holds; then a fresh processor set (the one the queries use) starts
+ * from the snapshot too and serves a first search, which also starts its verification threads.
+ */
+async function measureLoads(b: Bench, warm: Buffer, report: SizeReport): Promise<void> {
+  await rm(b.snapshotDir, { recursive: true, force: true });
+  await b.services.close();
+  b.services = null as unknown as WorkerServices;
+  const ref = { accountId: b.accountId, service: SERVICE };
+  const snapshotOptions = { snapshots: new IndexSnapshots(b.snapshotDir), minImages: 1 };
+  let started = performance.now();
+  await new MatchIndexCache(b.repository, snapshotOptions).get(ref);
+  report.loadFromDatabaseS = (performance.now() - started) / 1000;
+  report.snapshotBytes = readdirSync(b.snapshotDir).reduce((sum, file) => sum + statSync(path.join(b.snapshotDir, file)).size, 0);
+  gc();
+  gc();
+  const before = process.memoryUsage();
+  let replica: MatchIndexCache | null = new MatchIndexCache(b.repository, snapshotOptions);
+  started = performance.now();
+  const loaded = await replica.get(ref);
+  report.startFromSnapshotS = (performance.now() - started) / 1000;
+  gc();
+  gc();
+  const after = process.memoryUsage();
+  report.memory = {
+    typedAndHeapPerImage: (after.heapUsed + after.arrayBuffers - before.heapUsed - before.arrayBuffers) / loaded.index.size,
+    rssPerImage: (after.rss - before.rss) / loaded.index.size,
+  };
+  replica = null;
+  gc();
+  b.services = services(b, true);
+  started = performance.now();
+  await search(b, warm, false);
+  report.firstSearchS = (performance.now() - started) / 1000;
+}
+
+async function runQueries(b: Bench, queries: Query[], fprQueries: Query[], report: SizeReport): Promise<void> {
+  for (const q of queries) {
+    const { result, ms } = await search(b, q.data, q.edit.flip === true);
+    report.searchMs.push(ms);
+    report.queries++;
+    const first = result.items[0]?.filepath;
+    if (first === q.filepath) report.hits++;
+    else if (first !== undefined) report.wrongFirst++;
+    if (q.edit.strict) {
+      report.strictQueries++;
+      if (first === q.filepath) report.strictHits++;
+    }
+  }
+  for (const q of fprQueries) {
+    const { result, ms } = await search(b, q.data, false);
+    report.searchMs.push(ms);
+    report.fpr.queries++;
+    if (result.items.length > 0) report.fpr.positives++;
+  }
+}
+
+async function loadSources(b: Bench): Promise<SourceImage[]> {
+  const { rows } = await b.infra.db.query<{ words: Buffer; features: Buffer }>(
+    `SELECT w.words, f.features FROM images i JOIN image_words w ON w.image_pk = i.id JOIN image_features f ON f.image_pk = i.id
+      WHERE i.account_id = $1 AND i.filepath LIKE 'pool/%' AND f.feature_count >= 100 ORDER BY i.id LIMIT $2`,
+    [b.accountId, SOURCE_IMAGES],
+  );
+  return rows.map((r) => ({ features: deserializeFeatures(r.features), words: decodeWords(r.words) }));
+}
+
+/** Inserts generated distractor rows and their words, ROWS_PER_STATEMENT at a time; returns rows per second. */
+async function addGenerated(b: Bench, from: number, to: number, vocabulary: string): Promise<number> {
+  const started = performance.now();
+  for (let done = from; done < to; ) {
+    const numbers = Array.from({ length: Math.min(ROWS_PER_STATEMENT, to - done) }, (_, k) => done + k);
+    const words = numbers.map((n) => encodeWords(distractor(b.repository.sources, n).words).toString('hex'));
+    const hashes = numbers.map((n) => BigInt.asIntN(64, BigInt(Math.floor(seededRandom(n)() * 2 ** 52)) * 4099n).toString());
+    await b.infra.images.transaction(async (tx) => {
+      const { rows } = await tx.query<{ id: number; n: number }>(
+        `INSERT INTO images (account_id, service, filepath, image_id, format, width, height, norm_width, norm_height,
+                             blob_key, norm_blob_key, fingerprint_health, searchable, unsearchable_reason, metadata, ingest_token)
+         SELECT $1, $2, '${FIRST_GENERATED}' || g || '.jpg', NULL, 'jpeg', 600, 450, 600, 450, '', '', 1, true, NULL, '{}'::jsonb, NULL
+           FROM unnest($3::int[]) AS g
+         RETURNING id, substring(filepath from ${FIRST_GENERATED.length + 1} for length(filepath) - ${FIRST_GENERATED.length + 4})::int AS n`,
+        [b.accountId, SERVICE, numbers],
+      );
+      const pkOf = new Map(rows.map((r) => [Number(r.n), Number(r.id)]));
+      const pks = numbers.map((n) => pkOf.get(n)!);
+      pks.forEach((pk, i) => b.repository.generated.set(pk, numbers[i]));
+      await tx.query(
+        `INSERT INTO image_words (image_pk, vocabulary, words, global_hash)
+         SELECT x.pk, $4, decode(x.hex, 'hex'), x.hash FROM unnest($1::bigint[], $2::text[], $3::bigint[]) AS x(pk, hex, hash)`,
+        [pks, words, hashes, vocabulary],
+      );
+    });
+    done += numbers.length;
+    if (done % 50_000 === 0 || done === to) log(`  generated ${done.toLocaleString('en')} (${Math.round((done - from) / ((performance.now() - started) / 1000))} rows/s)`);
+  }
+  return (to - from) / ((performance.now() - started) / 1000);
+}
+
+function render(reports: SizeReport[], ctx: { photos: number; queried: number; pool: number; heldOut: number; wallMinutes: number; command: string }): string {
+  const L: string[] = ['## Million-image collections', ''];
+  L.push(`Run: \`${ctx.command}\`, ${os.cpus().length} cores, Node ${process.version}, Postgres + folder blobs, processors from createWorkerServices, ${ctx.wallMinutes.toFixed(0)} min wall (tools/bench/scale/run.ts; the machine was shared with other work during parts of the run).`, '');
+  L.push(`Photos: ${ctx.photos} distinct Debian pictures: ${ctx.queried} queried (originals in the collection), ${ctx.pool} pool photos whose crops, flips, rotations, rescales and re-encodings are the really ingested rest, ${ctx.heldOut} held out (false-positive queries). Past the ingested images, generated distractors: collages of patches of ingested pool variants (real descriptors, words and layouts; tools/bench/scale/distractors.ts), rows and words inserted by SQL, features synthesised when verified.`, '');
+  L.push('| images | really ingested | recall@1 (n) | ★ recall@1 | wrong first | FPR (n) | search p50 | search p95 | index load from rows (+ snapshot write) | index load from snapshot | first search of a new process | snapshot | index memory / image (heap + arrays; RSS) | stored / image (all rows; really ingested rows) | ingest |');
+  L.push('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+  for (const r of reports) {
+    L.push(
+      `| ${r.size.toLocaleString('en')} | ${r.real.toLocaleString('en')} | ${fmtPct(r.hits, r.queries)} (${r.queries}) | ${fmtPct(r.strictHits, r.strictQueries)} | ${r.wrongFirst} | ${fmtPct(r.fpr.positives, r.fpr.queries)} (${r.fpr.queries}) | ${Math.round(pct(r.searchMs, 50))} ms | ${Math.round(pct(r.searchMs, 95))} ms | ${r.loadFromDatabaseS.toFixed(1)} s | ${r.startFromSnapshotS.toFixed(1)} s | ${r.firstSearchS.toFixed(1)} s | ${(r.snapshotBytes / 1e6).toFixed(0)} MB | ${(r.memory.typedAndHeapPerImage / 1024).toFixed(2)} KiB; ${(r.memory.rssPerImage / 1024).toFixed(2)} KiB | ${(r.storage.bytesPerImage / 1024).toFixed(1)} KiB; ${(r.storage.realBytesPerImage / 1024).toFixed(1)} KiB | ${r.ingestRate ? `${r.ingestRate.toFixed(1)} img/s` : ''}${r.generatedRate ? `generated rows ${Math.round(r.generatedRate)}/s` : ''} |`,
+    );
+  }
+  L.push('');
+  L.push(`Recall: ${OPTS.perEdit} queries per edit of the matching benchmark (${EDITS.length} edits) at every size, the same queries each time; ★ = its strict edits. "Wrong first" = another image ranked first. FPR: ${OPTS.fpr} held-out photos × ${FPR_EDITS.length} edits, any result counts. Search = the search processor call (query decode, ORB, vote, verification). Memory: heap + array buffers (and RSS) grown by loading the index from its snapshot into a new cache, per image. "First search of a new process" = a fresh processor set's first search: the snapshot load, the start of its verification threads and the search. Storage: Postgres total relation size of images, image_words, image_features and index_log, per image; the generated rows store no features, so "really ingested rows" (${reports[0]?.storage.tables ?? ''}) is the per-image figure of a real collection.`);
+  return L.join('\n') + '\n';
+}
+
+async function writeSection(section: string): Promise<void> {
+  const file = path.join(__dirname, '..', '..', '..', 'docs', 'benchmarks.md');
+  let text = existsSync(file) ? await readFile(file, 'utf8') : '# Benchmarks\n\n';
+  const start = text.indexOf('## Million-image collections');
+  if (start >= 0) {
+    const next = text.indexOf('\n## ', start + 1);
+    text = text.slice(0, start) + section + (next >= 0 ? '\n' + text.slice(next + 1) : '');
+  } else {
+    text = text.replace(/\n*$/, '\n\n') + section;
+  }
+  await writeFile(file, text);
+}
+
+async function main(): Promise<void> {
+  const keepAlive = setInterval(() => {}, 1 << 30);
+  const t0 = performance.now();
+  const rnd = seededRandom(OPTS.seed);
+  const admin = new Client({ connectionString: `${OPTS.postgres}/postgres` });
+  await admin.connect();
+  await admin.query(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
+  await admin.query(`CREATE DATABASE ${DATABASE}`);
+  await admin.end();
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'loupe-bench-scale-'));
+  const infra = await openInfrastructure(loadConfig({ DATA_DIR: dataDir, DATABASE_URL: `${OPTS.postgres}/${DATABASE}`, NODE_ENV: 'test' }));
+  const repository = new SynthesisingRepository(infra.db);
+  const accountId = Number((await infra.accounts.ensure('bench')).id);
+  const snapshotDir = path.join(dataDir, 'snapshots');
+  const b: Bench = { infra, repository, accountId, snapshotDir, services: services({ infra, repository, snapshotDir }, false) };
+
+  const dataset = await loadDataset(log);
+  const photos = shuffle(dataset.photos, rnd);
+  const queriedCount = Math.round(photos.length / 3);
+  const heldCount = Math.round(photos.length / 6);
+  const queried = photos.slice(0, queriedCount);
+  const heldOut = photos.slice(queriedCount, queriedCount + heldCount);
+  const pool = photos.slice(queriedCount + heldCount);
+  log(`photos: ${photos.length} (${queried.length} queried, ${pool.length} pool, ${heldOut.length} held out)`);
+
+  const queries: Query[] = [];
+  for (const [ei, edit] of EDITS.entries()) {
+    const erand = seededRandom(1000 + ei);
+    for (const p of shuffle(queried, erand).slice(0, OPTS.perEdit)) {
+      queries.push({ edit, filepath: `queried/${p.id}.jpg`, data: (await edit.apply(await readFile(p.file), p.width, p.height, erand)).data });
+    }
+  }
+  const fprQueries: Query[] = [];
+  for (const p of heldOut.slice(0, OPTS.fpr)) {
+    for (const name of FPR_EDITS) {
+      const edit = EDITS.find((e) => e.name === name)!;
+      fprQueries.push({ edit, filepath: '', data: (await edit.apply(await readFile(p.file), p.width, p.height, seededRandom(fprQueries.length + 7))).data });
+    }
+  }
+  log(`queries: ${queries.length} edits of queried photos, ${fprQueries.length} of held-out photos`);
+
+  const reports: SizeReport[] = [];
+  let real = 0;
+  let ingestMs = 0;
+  let variant = 0;
+  const poolBytes = new Map<string, Buffer>();
+  const add = async (items: Array<{ filepath: string; data: Buffer }>) => {
+    const r = await ingest(b, items);
+    real += r.added;
+    ingestMs += r.ms;
+  };
+  for (let i = 0; i < queried.length; i += BATCH) {
+    await add(await Promise.all(queried.slice(i, i + BATCH).map(async (p) => ({ filepath: `queried/${p.id}.jpg`, data: await readFile(p.file) }))));
+  }
+  const vocabulary = (await infra.db.query<{ vocabulary: string }>('SELECT vocabulary FROM image_words LIMIT 1')).rows[0].vocabulary;
+  let generated = 0;
+  for (const size of OPTS.scales) {
+    const target = Math.min(size, OPTS.real);
+    const ingestStarted = { real, ms: ingestMs };
+    while (real < target) {
+      const items = [];
+      for (let k = 0; k < Math.min(BATCH, target - real); k++) {
+        const photo = pool[variant % pool.length];
+        if (!poolBytes.has(photo.id)) poolBytes.set(photo.id, await readFile(photo.file));
+        items.push({ filepath: `pool/${photo.id}-${variant}.jpg`, data: await poolVariant(photo, poolBytes.get(photo.id)!, seededRandom(variant + 99)) });
+        variant++;
+      }
+      await add(items);
+      if (Math.floor(real / 500) !== Math.floor((real - items.length) / 500)) log(`  ingested ${real} (${(real / (ingestMs / 1000)).toFixed(1)} images/s)`);
+    }
+    const report: SizeReport = {
+      size, real, hits: 0, queries: 0, strictHits: 0, strictQueries: 0, fpr: { queries: 0, positives: 0 }, wrongFirst: 0, searchMs: [],
+      loadFromDatabaseS: 0, startFromSnapshotS: 0, firstSearchS: 0, snapshotBytes: 0, memory: { typedAndHeapPerImage: 0, rssPerImage: 0 }, storage: { bytesPerImage: 0, realBytesPerImage: 0, tables: '' },
+    };
+    if (real > ingestStarted.real) report.ingestRate = (real - ingestStarted.real) / ((ingestMs - ingestStarted.ms) / 1000);
+    if (size > real + generated) {
+      if (b.repository.sources.length === 0) b.repository.sources = await loadSources(b);
+      log(`size ${size}: generating ${(size - real - generated).toLocaleString('en')} distractors from ${b.repository.sources.length} ingested images`);
+      report.generatedRate = await addGenerated(b, generated, size - real, vocabulary);
+      generated = size - real;
+    }
+    const tables = await tableBytes(b);
+    const total = Object.values(tables).reduce((s, n) => s + n, 0);
+    report.storage = { bytesPerImage: total / size, realBytesPerImage: 0, tables: Object.entries(tables).map(([k, v]) => `${k} ${(v / 1e6).toFixed(0)} MB`).join(', ') };
+    if (generated === 0) report.storage.realBytesPerImage = total / size;
+    else report.storage.realBytesPerImage = reports.find((r) => r.storage.realBytesPerImage > 0 && r.size <= OPTS.real)?.storage.realBytesPerImage ?? 0;
+    log(`size ${size}: loading the index (${report.storage.tables})`);
+    await measureLoads(b, queries[0].data, report);
+    log(`  load from rows ${report.loadFromDatabaseS.toFixed(1)} s, from snapshot ${report.startFromSnapshotS.toFixed(1)} s, first search ${report.firstSearchS.toFixed(1)} s (${(report.snapshotBytes / 1e6).toFixed(0)} MB), ${(report.memory.typedAndHeapPerImage / 1024).toFixed(2)} KiB/image`);
+    await runQueries(b, queries, fprQueries, report);
+    log(`  recall@1 ${fmtPct(report.hits, report.queries)}, wrong first ${report.wrongFirst}, FPR ${fmtPct(report.fpr.positives, report.fpr.queries)}, p50 ${Math.round(pct(report.searchMs, 50))} ms, p95 ${Math.round(pct(report.searchMs, 95))} ms`);
+    reports.push(report);
+  }
+  const section = render(reports, {
+    photos: photos.length, queried: queried.length, pool: pool.length, heldOut: heldOut.length, wallMinutes: (performance.now() - t0) / 60_000,
+    command: `npx tsx --expose-gc tools/bench/scale/run.ts ${process.argv.slice(2).join(' ')}`,
+  });
+  console.log(section);
+  if (OPTS.write) await writeSection(section);
+  await b.services.close();
+  await infra.close();
+  await rm(dataDir, { recursive: true, force: true });
+  clearInterval(keepAlive);
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
