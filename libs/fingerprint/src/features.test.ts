@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { extractFeatures, mirrorGray, TARGET_FEATURES } from './features';
 import { fingerprintHealth } from './health';
-import { serializeFeatures, deserializeFeatures } from './features-codec';
+import { serializeFeatures, serializeFeaturesExact, deserializeFeatures } from './features-codec';
 import { syntheticImage, toGray } from './testing/synthetic-images';
 import * as edit from './testing/edits';
 import type { Features, GrayImage } from './types';
@@ -80,21 +80,72 @@ describe('fingerprint health', () => {
 });
 
 describe('feature serialisation', () => {
-  it('round-trips keypoints, descriptors and the mirrored block', () => {
+  /** Stored buffers are not guaranteed to be aligned: read them at an odd offset. */
+  const atOddOffset = (buf: Buffer): Buffer => Buffer.concat([Buffer.from([0]), buf]).subarray(1);
+
+  /** Largest difference between two angles in degrees, going the short way round. */
+  const largestTurn = (a: Features, b: Features): number => {
+    let largest = 0;
+    for (let i = 0; i < a.count; i++) {
+      const d = Math.abs(a.meta[4 * i + 1] - b.meta[4 * i + 1]) % 360;
+      largest = Math.max(largest, Math.min(d, 360 - d));
+    }
+    return largest;
+  };
+
+  it('stores keypoints compactly: fixed-point coordinates, fine angles, descriptors unchanged', () => {
     const buf = serializeFeatures(richFeatures);
-    // Copy at an odd offset: stored buffers are not guaranteed to be aligned.
-    const shifted = Buffer.concat([Buffer.from([0]), buf]).subarray(1);
-    const back = deserializeFeatures(shifted);
+    expect(buf.subarray(0, 4).toString('latin1')).toBe('LFP2');
+    expect(buf.length).toBe(2 * 20 + 43 * (richFeatures.count + richFeatures.mirrored!.count));
+    const back = deserializeFeatures(atOddOffset(buf));
+    for (const [original, read] of [[richFeatures, back], [richFeatures.mirrored!, back.mirrored!]] as const) {
+      expect(read.count).toBe(original.count);
+      expect([read.width, read.height]).toEqual([original.width, original.height]);
+      expect(Buffer.from(read.descriptors).equals(Buffer.from(original.descriptors))).toBe(true);
+      for (let i = 0; i < original.count; i++) {
+        expect(Math.abs(read.xy[2 * i] - original.xy[2 * i])).toBeLessThanOrEqual(original.width / 65535 / 2 + 1e-4);
+        expect(Math.abs(read.xy[2 * i + 1] - original.xy[2 * i + 1])).toBeLessThanOrEqual(original.height / 65535 / 2 + 1e-4);
+        expect(Math.abs(read.meta[4 * i] / original.meta[4 * i] - 1)).toBeLessThan(1 / 256);
+        expect(Math.abs(read.meta[4 * i + 2] / original.meta[4 * i + 2] - 1)).toBeLessThan(1 / 256);
+        expect(read.meta[4 * i + 3]).toBe(original.meta[4 * i + 3]);
+      }
+      expect(largestTurn(read, original)).toBeLessThanOrEqual(360 / 65536 / 2 + 1e-4);
+    }
+  });
+
+  it('keeps angles near a full turn and coordinates on the image edge', () => {
+    const edge: Features = {
+      width: 640,
+      height: 480,
+      count: 2,
+      xy: Float32Array.from([0, 480, 640, 0]),
+      meta: Float32Array.from([31, 359.999, 0.001, 0, 44.64, 180, 2e-7, 2]),
+      descriptors: new Uint8Array(64).fill(0xa5),
+    };
+    const back = deserializeFeatures(serializeFeatures(edge));
+    expect(Array.from(back.xy)).toEqual([0, 480, 640, 0]);
+    expect(largestTurn(back, edge)).toBeLessThan(0.01);
+    expect(back.meta[4 + 2]).toBeCloseTo(2e-7, 9);
+    expect(back.mirrored).toBeUndefined();
+  });
+
+  it('still reads rows written in the float32 layout (LFP1), exactly', () => {
+    const buf = serializeFeaturesExact(richFeatures);
+    expect(buf.subarray(0, 4).toString('latin1')).toBe('LFP1');
+    expect(buf.length).toBe(2 * 20 + 56 * (richFeatures.count + richFeatures.mirrored!.count));
+    const back = deserializeFeatures(atOddOffset(buf));
     expect(back.count).toBe(richFeatures.count);
     expect(Array.from(back.xy)).toEqual(Array.from(richFeatures.xy));
     expect(Array.from(back.meta)).toEqual(Array.from(richFeatures.meta));
     expect(Buffer.from(back.descriptors).equals(Buffer.from(richFeatures.descriptors))).toBe(true);
-    expect(back.mirrored?.count).toBe(richFeatures.mirrored!.count);
-    expect(buf.length).toBeLessThan(2 * 20 + 2 * 56 * TARGET_FEATURES + 1);
+    expect(Array.from(back.mirrored!.xy)).toEqual(Array.from(richFeatures.mirrored!.xy));
   });
 
-  it('refuses a buffer that is not a fingerprint', () => {
+  it('refuses a buffer that is not a fingerprint, and a cut one in either layout', () => {
     expect(() => deserializeFeatures(Buffer.from('not a fingerprint at all'))).toThrow(/Not a serialized/);
     expect(() => deserializeFeatures(serializeFeatures(richFeatures).subarray(0, 100))).toThrow(/Truncated/);
+    expect(() => deserializeFeatures(serializeFeaturesExact(richFeatures).subarray(0, 100))).toThrow(/Truncated/);
+    const withoutMirror = serializeFeatures(richFeatures).subarray(0, 20 + 43 * richFeatures.count);
+    expect(() => deserializeFeatures(withoutMirror)).toThrow(/Not a serialized/);
   });
 });

@@ -1,4 +1,5 @@
 import { extractFeatures } from '../features';
+import { deserializeFeatures, serializeFeatures } from '../features-codec';
 import { defaultVocabulary } from '../default-vocabulary';
 import { InvertedIndex } from '../inverted-index';
 import { verifyMatch } from '../verify';
@@ -19,7 +20,8 @@ export async function buildCollection(seeds: number[]): Promise<Collection> {
     const img = await syntheticImage(seed);
     const f = await extractFeatures(toGray(img));
     collection.images.set(seed, img);
-    collection.features.set(seed, f);
+    // Verified as a search verifies them: read back from the layout collection rows store, not as extracted.
+    collection.features.set(seed, deserializeFeatures(serializeFeatures(f)));
     collection.index.add(seed, vocabulary.quantize(f));
   }
   return collection;
