@@ -64,6 +64,14 @@ const FIRST_GENERATED = 'generated/';
 
 const log = (s: string) => console.error(`[${new Date().toISOString().slice(11, 19)}] ${s}`);
 const gc = () => (global as { gc?: () => void }).gc?.();
+/** Collects garbage and waits for V8 to release freed array buffers, which it does after the collection, not in it. */
+async function settledMemory(): Promise<NodeJS.MemoryUsage> {
+  for (let i = 0; i < 3; i++) {
+    gc();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return process.memoryUsage();
+}
 const pct = (values: number[], p: number) => {
   if (values.length === 0) return NaN;
   const s = [...values].sort((a, b) => a - b);
@@ -181,7 +189,7 @@ interface SizeReport {
   /** First search of a fresh processor set: snapshot load, verification threads' start, the search. */
   firstSearchS: number;
   snapshotBytes: number;
-  memory: { typedAndHeapPerImage: number; rssPerImage: number };
+  memory: { typedAndHeapPerImage: number; indexArraysPerImage: number; rssPerImage: number; rssAfterMB: number };
   storage: { bytesPerImage: number; realBytesPerImage: number; tables: string };
   ingestRate?: number;
   generatedRate?: number;
@@ -210,19 +218,17 @@ async function measureLoads(b: Bench, warm: Buffer, report: SizeReport): Promise
   await new MatchIndexCache(b.repository, snapshotOptions).get(ref);
   report.loadFromDatabaseS = (performance.now() - started) / 1000;
   report.snapshotBytes = readdirSync(b.snapshotDir).reduce((sum, file) => sum + statSync(path.join(b.snapshotDir, file)).size, 0);
-  gc();
-  gc();
-  const before = process.memoryUsage();
+  const before = await settledMemory();
   let replica: MatchIndexCache | null = new MatchIndexCache(b.repository, snapshotOptions);
   started = performance.now();
   const loaded = await replica.get(ref);
   report.startFromSnapshotS = (performance.now() - started) / 1000;
-  gc();
-  gc();
-  const after = process.memoryUsage();
+  const after = await settledMemory();
   report.memory = {
     typedAndHeapPerImage: (after.heapUsed + after.arrayBuffers - before.heapUsed - before.arrayBuffers) / loaded.index.size,
+    indexArraysPerImage: loaded.index.typedBytes / loaded.index.size,
     rssPerImage: (after.rss - before.rss) / loaded.index.size,
+    rssAfterMB: after.rss / 1e6,
   };
   replica = null;
   gc();
@@ -297,11 +303,11 @@ function render(reports: SizeReport[], ctx: { photos: number; queried: number; p
   const L: string[] = ['## Million-image collections', ''];
   L.push(`Run: \`${ctx.command}\`, ${os.cpus().length} cores, Node ${process.version}, Postgres + folder blobs, processors from createWorkerServices, ${ctx.wallMinutes.toFixed(0)} min wall (tools/bench/scale/run.ts; the machine was shared with other work during parts of the run).`, '');
   L.push(`Photos: ${ctx.photos} distinct Debian pictures: ${ctx.queried} queried (originals in the collection), ${ctx.pool} pool photos whose crops, flips, rotations, rescales and re-encodings are the really ingested rest, ${ctx.heldOut} held out (false-positive queries). Past the ingested images, generated distractors: collages of patches of ingested pool variants (real descriptors, words and layouts; tools/bench/scale/distractors.ts), rows and words inserted by SQL, features synthesised when verified.`, '');
-  L.push('| images | really ingested | recall@1 (n) | ★ recall@1 | wrong first | FPR (n) | search p50 | search p95 | index load from rows (+ snapshot write) | index load from snapshot | first search of a new process | snapshot | index memory / image (heap + arrays; RSS) | stored / image (all rows; really ingested rows) | ingest |');
-  L.push('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+  L.push('| images | really ingested | recall@1 (n) | ★ recall@1 | wrong first | FPR (n) | search p50 | search p95 | index load from rows (+ snapshot write) | index load from snapshot | first search of a new process | snapshot | index memory / image (heap + arrays grown; posting arrays alone; RSS grown) | process RSS | stored / image (all rows; really ingested rows) | ingest |');
+  L.push('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const r of reports) {
     L.push(
-      `| ${r.size.toLocaleString('en')} | ${r.real.toLocaleString('en')} | ${fmtPct(r.hits, r.queries)} (${r.queries}) | ${fmtPct(r.strictHits, r.strictQueries)} | ${r.wrongFirst} | ${fmtPct(r.fpr.positives, r.fpr.queries)} (${r.fpr.queries}) | ${Math.round(pct(r.searchMs, 50))} ms | ${Math.round(pct(r.searchMs, 95))} ms | ${r.loadFromDatabaseS.toFixed(1)} s | ${r.startFromSnapshotS.toFixed(1)} s | ${r.firstSearchS.toFixed(1)} s | ${(r.snapshotBytes / 1e6).toFixed(0)} MB | ${(r.memory.typedAndHeapPerImage / 1024).toFixed(2)} KiB; ${(r.memory.rssPerImage / 1024).toFixed(2)} KiB | ${(r.storage.bytesPerImage / 1024).toFixed(1)} KiB; ${(r.storage.realBytesPerImage / 1024).toFixed(1)} KiB | ${r.ingestRate ? `${r.ingestRate.toFixed(1)} img/s` : ''}${r.generatedRate ? `generated rows ${Math.round(r.generatedRate)}/s` : ''} |`,
+      `| ${r.size.toLocaleString('en')} | ${r.real.toLocaleString('en')} | ${fmtPct(r.hits, r.queries)} (${r.queries}) | ${fmtPct(r.strictHits, r.strictQueries)} | ${r.wrongFirst} | ${fmtPct(r.fpr.positives, r.fpr.queries)} (${r.fpr.queries}) | ${Math.round(pct(r.searchMs, 50))} ms | ${Math.round(pct(r.searchMs, 95))} ms | ${r.loadFromDatabaseS.toFixed(1)} s | ${r.startFromSnapshotS.toFixed(1)} s | ${r.firstSearchS.toFixed(1)} s | ${(r.snapshotBytes / 1e6).toFixed(0)} MB | ${(r.memory.typedAndHeapPerImage / 1024).toFixed(2)} KiB; ${(r.memory.indexArraysPerImage / 1024).toFixed(2)} KiB; ${(r.memory.rssPerImage / 1024).toFixed(2)} KiB | ${(r.memory.rssAfterMB / 1000).toFixed(2)} GB | ${(r.storage.bytesPerImage / 1024).toFixed(1)} KiB; ${(r.storage.realBytesPerImage / 1024).toFixed(1)} KiB | ${r.ingestRate ? `${r.ingestRate.toFixed(1)} img/s` : ''}${r.generatedRate ? `generated rows ${Math.round(r.generatedRate)}/s` : ''} |`,
     );
   }
   L.push('');
@@ -324,6 +330,7 @@ async function writeSection(section: string): Promise<void> {
 
 async function main(): Promise<void> {
   const keepAlive = setInterval(() => {}, 1 << 30);
+  if (!(global as { gc?: unknown }).gc) throw new Error('Run with --expose-gc: the memory figures need a collection before and after each load.');
   const t0 = performance.now();
   const rnd = seededRandom(OPTS.seed);
   const admin = new Client({ connectionString: `${OPTS.postgres}/postgres` });
@@ -394,7 +401,7 @@ async function main(): Promise<void> {
     }
     const report: SizeReport = {
       size, real, hits: 0, queries: 0, strictHits: 0, strictQueries: 0, fpr: { queries: 0, positives: 0 }, wrongFirst: 0, searchMs: [],
-      loadFromDatabaseS: 0, startFromSnapshotS: 0, firstSearchS: 0, snapshotBytes: 0, memory: { typedAndHeapPerImage: 0, rssPerImage: 0 }, storage: { bytesPerImage: 0, realBytesPerImage: 0, tables: '' },
+      loadFromDatabaseS: 0, startFromSnapshotS: 0, firstSearchS: 0, snapshotBytes: 0, memory: { typedAndHeapPerImage: 0, indexArraysPerImage: 0, rssPerImage: 0, rssAfterMB: 0 }, storage: { bytesPerImage: 0, realBytesPerImage: 0, tables: '' },
     };
     if (real > ingestStarted.real) report.ingestRate = (real - ingestStarted.real) / ((ingestMs - ingestStarted.ms) / 1000);
     if (size > real + generated) {
@@ -410,7 +417,7 @@ async function main(): Promise<void> {
     else report.storage.realBytesPerImage = reports.find((r) => r.storage.realBytesPerImage > 0 && r.size <= OPTS.real)?.storage.realBytesPerImage ?? 0;
     log(`size ${size}: loading the index (${report.storage.tables})`);
     await measureLoads(b, queries[0].data, report);
-    log(`  load from rows ${report.loadFromDatabaseS.toFixed(1)} s, from snapshot ${report.startFromSnapshotS.toFixed(1)} s, first search ${report.firstSearchS.toFixed(1)} s (${(report.snapshotBytes / 1e6).toFixed(0)} MB), ${(report.memory.typedAndHeapPerImage / 1024).toFixed(2)} KiB/image`);
+    log(`  load from rows ${report.loadFromDatabaseS.toFixed(1)} s, from snapshot ${report.startFromSnapshotS.toFixed(1)} s, first search ${report.firstSearchS.toFixed(1)} s (${(report.snapshotBytes / 1e6).toFixed(0)} MB), ${(report.memory.typedAndHeapPerImage / 1024).toFixed(2)} KiB/image (arrays ${(report.memory.indexArraysPerImage / 1024).toFixed(2)} KiB, RSS ${(report.memory.rssAfterMB / 1000).toFixed(2)} GB)`);
     await runQueries(b, queries, fprQueries, report);
     log(`  recall@1 ${fmtPct(report.hits, report.queries)}, wrong first ${report.wrongFirst}, FPR ${fmtPct(report.fpr.positives, report.fpr.queries)}, p50 ${Math.round(pct(report.searchMs, 50))} ms, p95 ${Math.round(pct(report.searchMs, 95))} ms`);
     reports.push(report);
