@@ -1,15 +1,34 @@
 import type { Db, Queryable } from '..';
 import type { CollectionRef } from './images.repository';
 
-/** Visual words as stored (bytea of little-endian uint32) and back. */
+/**
+ * Marks the narrow layout: one byte, then the words as little-endian uint16. The tag makes the narrow layout's length
+ * odd, and the wide layout (rows written before it, and words of vocabularies past 65,536) is plain uint32, a multiple
+ * of 4 bytes: the length alone says which layout a row has.
+ */
+const NARROW_WORDS_TAG = 2;
+const NARROW_WORD_LIMIT = 0x10000;
+
+/**
+ * Visual words as stored (bytea) and back. Words of vocabularies up to 65,536 words (the default has 10,000) take 2
+ * bytes each instead of 4: 2 kB instead of 4 kB for a 1000-keypoint image. Order and repeats are kept as given.
+ */
 export function encodeWords(words: Uint32Array): Buffer {
-  return Buffer.from(words.buffer, words.byteOffset, words.byteLength);
+  if (!words.every((w) => w < NARROW_WORD_LIMIT)) return Buffer.from(words.buffer, words.byteOffset, words.byteLength);
+  // Typed-array views are in the platform's byte order: little endian, as on every machine Loupe runs on.
+  const narrow = Uint16Array.from(words);
+  return Buffer.concat([Buffer.from([NARROW_WORDS_TAG]), Buffer.from(narrow.buffer, 0, narrow.byteLength)]);
 }
 
 export function decodeWords(stored: Buffer | Uint8Array): Uint32Array {
-  // Copy: Postgres buffers may be unaligned slices of a larger allocation.
-  const bytes = Uint8Array.from(stored);
-  return new Uint32Array(bytes.buffer, 0, bytes.byteLength / 4);
+  const bytes = Buffer.from(stored.buffer, stored.byteOffset, stored.byteLength);
+  if (bytes.length % 2 === 1) {
+    if (bytes[0] !== NARROW_WORDS_TAG) throw new Error(`Not stored visual words (tag ${bytes[0]})`);
+    // Copies: Postgres buffers may be unaligned slices of a larger allocation, which typed-array views refuse.
+    return Uint32Array.from(new Uint16Array(Uint8Array.from(bytes.subarray(1)).buffer));
+  }
+  if (bytes.length % 4 !== 0) throw new Error(`Not stored visual words (${bytes.length} bytes)`);
+  return new Uint32Array(Uint8Array.from(bytes).buffer);
 }
 
 export interface IndexChange {
