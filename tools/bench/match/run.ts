@@ -20,7 +20,6 @@
  */
 import { createWorkerServices, JobKind, type WorkerServices, stagingKey, type ComparePayload, type IngestPayload, type SearchPayload, type SearchResult, type CompareResult, type IngestResult } from '@loupe/jobs';
 import { loadConfig, openInfrastructure, type Infrastructure } from '@loupe/runtime';
-import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -29,6 +28,7 @@ import sharp from 'sharp';
 import { sceneSvg } from '../../../apps/gateway/test/images';
 import { CACHE_DIR, dHash, hamming64, loadDataset, type Photo } from './dataset';
 import { EDITS, FPR_EDITS, mulberry32, type Edit, type Rect } from './edits';
+import { pct, shuffle, writeBenchmarkSection } from '../report';
 
 // ---------- flags ----------
 function flag(name: string): string | undefined {
@@ -59,22 +59,9 @@ const log = (s: string) => console.error(`[${new Date().toISOString().slice(11, 
 const gc = () => (global as { gc?: () => void }).gc?.();
 
 // ---------- helpers ----------
-function pct(values: number[], p: number): number {
-  if (values.length === 0) return NaN;
-  const s = [...values].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
-}
 const fmtPct = (num: number, den: number) => (den === 0 ? '–' : `${((100 * num) / den).toFixed(1)} %`);
 const fmtMs = (v: number) => (Number.isFinite(v) ? `${Math.round(v)} ms` : '–');
 
-function shuffle<T>(items: T[], rnd: () => number): T[] {
-  const a = [...items];
-  for (let i = a.length - 1; i > 0; i--) {
-    const j = Math.floor(rnd() * (i + 1));
-    [a[i], a[j]] = [a[j], a[i]];
-  }
-  return a;
-}
 
 function iou(a: Rect, b: Rect): number {
   const w = Math.max(0, Math.min(a.right, b.right) - Math.max(a.left, b.left));
@@ -400,19 +387,6 @@ function renderReport(ctx: {
   return L.join('\n') + '\n';
 }
 
-async function writeSection(section: string): Promise<void> {
-  const file = path.join(__dirname, '..', '..', '..', 'docs', 'benchmarks.md');
-  let text = existsSync(file) ? await readFile(file, 'utf8') : '# Benchmarks\n\n';
-  const start = text.indexOf('## Matching engine');
-  if (start >= 0) {
-    const next = text.indexOf('\n## ', start + 1);
-    text = text.slice(0, start) + section + (next >= 0 ? '\n' + text.slice(next + 1) : '');
-  } else {
-    text = text.replace(/\n*$/, '\n\n') + section;
-  }
-  await writeFile(file, text);
-}
-
 // ---------- main ----------
 async function main(): Promise<void> {
   // The verification threads are unref'd (they must not keep a server alive): while a search waits on them, nothing
@@ -569,7 +543,7 @@ async function main(): Promise<void> {
       recheck: OPTS.recheck,
     });
     if (final) process.stdout.write(report);
-    if (OPTS.write) await writeSection(report);
+    if (OPTS.write) await writeBenchmarkSection('## Matching engine', report);
     }
   } finally {
     await b.services.close();

@@ -28,8 +28,8 @@ import { deserializeFeatures, seededRandom, serializeFeatures } from '@loupe/fin
 import { createWorkerServices, IndexSnapshots, JobKind, MatchIndexCache, stagingKey, type IngestPayload, type IngestResult, type SearchPayload, type SearchResult, type WorkerServices } from '@loupe/jobs';
 import { loadConfig, openInfrastructure, type Infrastructure } from '@loupe/runtime';
 import { decodeWords, encodeWords, MatchIndexRepository } from '@loupe/storage';
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { readdirSync, statSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -37,6 +37,7 @@ import { Client } from 'pg';
 import sharp from 'sharp';
 import { loadDataset, type Photo } from '../match/dataset';
 import { EDITS, FPR_EDITS, type Edit } from '../match/edits';
+import { pct, shuffle, writeBenchmarkSection } from '../report';
 import { distractor, type SourceImage } from './distractors';
 
 function flag(name: string): string | undefined {
@@ -72,21 +73,8 @@ async function settledMemory(): Promise<NodeJS.MemoryUsage> {
   }
   return process.memoryUsage();
 }
-const pct = (values: number[], p: number) => {
-  if (values.length === 0) return NaN;
-  const s = [...values].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
-};
 const fmtPct = (num: number, den: number) => (den === 0 ? '–' : `${((100 * num) / den).toFixed(1)} %`);
 
-function shuffle<T>(items: readonly T[], rnd: () => number): T[] {
-  const a = [...items];
-  for (let i = a.length - 1; i > 0; i--) {
-    const j = Math.floor(rnd() * (i + 1));
-    [a[i], a[j]] = [a[j], a[i]];
-  }
-  return a;
-}
 
 /** A pool photo edited into a different picture: what a catalog holds next to it (crop, mirror, angle, size, encoding). */
 async function poolVariant(photo: Photo, data: Buffer, rnd: () => number): Promise<Buffer> {
@@ -315,19 +303,6 @@ function render(reports: SizeReport[], ctx: { photos: number; queried: number; p
   return L.join('\n') + '\n';
 }
 
-async function writeSection(section: string): Promise<void> {
-  const file = path.join(__dirname, '..', '..', '..', 'docs', 'benchmarks.md');
-  let text = existsSync(file) ? await readFile(file, 'utf8') : '# Benchmarks\n\n';
-  const start = text.indexOf('## Million-image collections');
-  if (start >= 0) {
-    const next = text.indexOf('\n## ', start + 1);
-    text = text.slice(0, start) + section + (next >= 0 ? '\n' + text.slice(next + 1) : '');
-  } else {
-    text = text.replace(/\n*$/, '\n\n') + section;
-  }
-  await writeFile(file, text);
-}
-
 async function main(): Promise<void> {
   const keepAlive = setInterval(() => {}, 1 << 30);
   if (!(global as { gc?: unknown }).gc) throw new Error('Run with --expose-gc: the memory figures need a collection before and after each load.');
@@ -427,7 +402,7 @@ async function main(): Promise<void> {
     command: `npx tsx --expose-gc tools/bench/scale/run.ts ${process.argv.slice(2).join(' ')}`,
   });
   console.log(section);
-  if (OPTS.write) await writeSection(section);
+  if (OPTS.write) await writeBenchmarkSection('## Million-image collections', section);
   await b.services.close();
   await infra.close();
   await rm(dataDir, { recursive: true, force: true });

@@ -1,0 +1,39 @@
+/** What the benchmarks share: percentiles, seeded shuffles and their sections of docs/benchmarks.md. */
+import { existsSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+
+const BENCHMARKS_FILE = path.join(__dirname, '..', '..', 'docs', 'benchmarks.md');
+
+/** The p-th percentile (nearest rank) of `values`; NaN for none. */
+export function pct(values: readonly number[], p: number): number {
+  if (values.length === 0) return NaN;
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
+}
+
+/** A copy of `items` in a random order drawn from `rnd` (Fisher-Yates), so a seed gives the same order. */
+export function shuffle<T>(items: readonly T[], rnd: () => number): T[] {
+  const a = [...items];
+  for (let i = a.length - 1; i > 0; i--) {
+    const j = Math.floor(rnd() * (i + 1));
+    [a[i], a[j]] = [a[j], a[i]];
+  }
+  return a;
+}
+
+/**
+ * Replaces the section of docs/benchmarks.md that starts with `heading` (up to the next `## ` heading) by `section`,
+ * or appends it when there is none.
+ */
+export async function writeBenchmarkSection(heading: string, section: string): Promise<void> {
+  let text = existsSync(BENCHMARKS_FILE) ? await readFile(BENCHMARKS_FILE, 'utf8') : '# Benchmarks\n\n';
+  const start = text.indexOf(heading);
+  if (start >= 0) {
+    const next = text.indexOf('\n## ', start + 1);
+    text = text.slice(0, start) + section + (next >= 0 ? '\n' + text.slice(next + 1) : '');
+  } else {
+    text = text.replace(/\n*$/, '\n\n') + section;
+  }
+  await writeFile(BENCHMARKS_FILE, text);
+}
