@@ -12,7 +12,8 @@ export { confirmDense, confirmDenseFit, confirmWholeImage, overlapsForDense, wea
 export { renderOverlay } from './overlay';
 export { rgbToGray } from './rgb';
 export { loadOpenCv } from './opencv';
-export { VerifyPool } from './pool/verify-pool';
+export { defineTask, runInThisThread, ThreadPool, type TaskRunner, type ThreadTask } from './pool/thread-pool';
+export { verifyOnThreads } from './pool/verify-task';
 export { verifyInThisThread, type VerifyBatch } from './verify-batch';
 export { seededRandom } from './random';
 export { differenceHash, hashDistance, GlobalHashIndex } from './global-hash';

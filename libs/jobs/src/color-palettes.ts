@@ -1,5 +1,6 @@
 import { combinePalettes, extractPalette, MAX_TARGET_COLORS, PaletteEntry, PaletteOptions, preparePalette, PreparedPalette } from '@loupe/color';
-import { ImageInputError, normalizeImage } from '@loupe/imaging';
+import { defineTask, runInThisThread, TaskRunner } from '@loupe/fingerprint';
+import { ImageInputError, normalizeImage, RgbImage } from '@loupe/imaging';
 import type { BlobStore, CollectionRef, ColorRepository, Queryable, StoredPaletteColor } from '@loupe/storage';
 import type { BackgroundOptions, StagedQueryImage } from './color-contracts';
 import type { IngestHook, IngestHookInput } from './ingest.service';
@@ -28,15 +29,26 @@ function backgroundOptions(options: Record<string, unknown> | undefined): Backgr
   return { ignore_background: options?.ignore_background === true, ignore_interior_background: options?.ignore_interior_background === true };
 }
 
+/** The stored palette of an image; CPU work, so it runs on a compute thread. */
+export const storedPaletteTask = defineTask(
+  __filename,
+  'storedPaletteTask',
+  ({ image, options }: { image: RgbImage; options: PaletteOptions }): StoredPaletteColor[] => toStoredPalette(extractPalette(image, options)),
+);
+
 /**
  * The color step of `update`: the palette of the normalised image, with the background options of the request,
  * computed outside the transaction and stored with the image row inside it.
  */
 export class ColorIngestHook implements IngestHook<StoredPaletteColor[]> {
-  constructor(private readonly colors: ColorRepository) {}
+  constructor(
+    private readonly colors: ColorRepository,
+    private readonly run: TaskRunner = runInThisThread,
+  ) {}
 
   async analyze(input: IngestHookInput): Promise<StoredPaletteColor[]> {
-    return toStoredPalette(extractPalette(input.normalized, paletteOptions(backgroundOptions(input.payload.options))));
+    const { data, width, height } = input.normalized;
+    return this.run(storedPaletteTask, { image: { data, width, height }, options: paletteOptions(backgroundOptions(input.payload.options)) });
   }
 
   async persist(tx: Queryable, imagePk: number, palette: StoredPaletteColor[], input: IngestHookInput): Promise<void> {

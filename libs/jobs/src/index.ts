@@ -3,6 +3,7 @@ export * from './contracts';
 export { alreadyExistsMessage } from './ingest.service';
 export type { IngestHook, IngestHookInput, IngestHooks } from './ingest.service';
 export * from './processors';
+export { computeThreads, computeThreadsFromEnv, IN_THIS_THREAD, type Compute } from './compute';
 export * from './stopwatch';
 export { overlayKey } from './match/overlay-store';
 export { MatchIndexCache, type IndexSnapshotOptions } from './match/index-cache';

@@ -1,10 +1,9 @@
-import { verifyInThisThread, VerifyBatch, VerifyPool } from '@loupe/fingerprint';
 import type { ProcessorMap } from '@loupe/queue';
-import { availableParallelism } from 'node:os';
 import { BlobStore, ColorRepository, Db, ImageRepository, MatchIndexRepository, PublicIndexRepository, WineLabelRepository } from '@loupe/storage';
 import { ColorCollectionPayload, ColorImagesPayload, ColorMetadataPayload, ColorSearchPayload } from './color-contracts';
 import { ColorIngestHook } from './color-palettes';
 import { ColorService } from './color.service';
+import { Compute, computeThreads, IN_THIS_THREAD } from './compute';
 import { ComparePayload, DeletePayload, FingerprintPayload, IngestPayload, JobKind, SearchPayload } from './contracts';
 import { DeleteService } from './delete.service';
 import { FingerprintService } from './fingerprint.service';
@@ -33,25 +32,8 @@ export interface ProcessorDeps {
 
 export interface WorkerServices {
   processors: ProcessorMap;
-  /** Stops the verification threads and the OCR workers, if any were started. */
+  /** Stops the compute threads and the OCR workers, if any were started. */
   close(): Promise<void>;
-}
-
-/**
- * Threads that verify a search's shortlist in parallel: one per core by default (VERIFY_THREADS overrides; 0 keeps
- * verification in the calling thread). Started on the first search only, so write-only workers never pay for them.
- */
-function verificationThreads(): { verifyAll: VerifyBatch; close(): Promise<void> } | null {
-  const size = process.env.VERIFY_THREADS !== undefined ? Number(process.env.VERIFY_THREADS) : Math.min(4, availableParallelism());
-  if (!Number.isInteger(size) || size <= 0) return null;
-  let pool: VerifyPool | null = null;
-  return {
-    verifyAll: (q, t, o) => (pool ??= new VerifyPool(size)).verifyAll(q, t, o),
-    close: async () => {
-      await pool?.close();
-      pool = null;
-    },
-  };
 }
 
 function indexSnapshotOptions(settings: ProcessorDeps['indexSnapshots']): IndexSnapshotOptions | undefined {
@@ -60,30 +42,35 @@ function indexSnapshotOptions(settings: ProcessorDeps['indexSnapshots']): IndexS
 
 /** Every job kind and the service method that handles it: the one place to read what a worker does. */
 export function createWorkerServices(deps: ProcessorDeps): WorkerServices {
-  const threads = verificationThreads();
+  const compute = computeThreads();
   // The wine service's OCR pool (one tesseract worker per core), started by the first label read.
   const labelReader = new WineLabelReader();
   return {
-    processors: createProcessors(deps, threads?.verifyAll, labelReader),
+    processors: createProcessors(deps, compute, labelReader),
     close: async () => {
-      await Promise.all([threads?.close(), labelReader.close()]);
+      await Promise.all([compute.close(), labelReader.close()]);
     },
   };
 }
 
+/**
+ * `compute` is where images are prepared and shortlists verified (the caller closes it): the calling thread by default,
+ * `computeThreads()` to use every core.
+ */
 export function createProcessors(
   deps: ProcessorDeps,
-  verifyAll: VerifyBatch = verifyInThisThread,
+  compute: Compute = IN_THIS_THREAD,
   labelReader: WineLabelReader = new WineLabelReader(),
 ): ProcessorMap {
-  const searchIndex = new SearchIndexHook(deps.matchIndex);
+  const verifyAll = compute.verifyAll;
+  const searchIndex = new SearchIndexHook(deps.matchIndex, compute.run);
   const colorRepository = new ColorRepository(deps.db);
-  const colorPalette = new ColorIngestHook(colorRepository);
+  const colorPalette = new ColorIngestHook(colorRepository, compute.run);
   const wineLabels = new WineLabelRepository(deps.db);
   const wineLabel = new WineLabelHook(labelReader, wineLabels);
   const hooksFor = (service: string): IngestHook[] =>
     service === 'wine' ? [searchIndex, wineLabel] : MATCHING_SERVICES.has(service) ? [searchIndex] : service === 'color' ? [colorPalette] : [];
-  const ingest = new IngestService(deps.images, deps.blobs, hooksFor);
+  const ingest = new IngestService(deps.images, deps.blobs, hooksFor, compute);
   const matching = new MatchService(deps.images, deps.matchIndex, deps.blobs, new MatchIndexCache(deps.matchIndex, indexSnapshotOptions(deps.indexSnapshots)), verifyAll);
   const deletion = new DeleteService(deps.images, deps.blobs);
   const fingerprint = new FingerprintService(deps.images, deps.blobs, (service) => (MATCHING_SERVICES.has(service) ? searchIndex : null));

@@ -14,7 +14,7 @@
  * (default: one per core, at most 4), as a worker does.
  */
 import { matchVocabulary } from '../../../libs/jobs/src/match/vocabulary';
-import { InvertedIndex, verifyMatch, VerifyPool } from '@loupe/fingerprint';
+import { InvertedIndex, ThreadPool, verifyMatch, verifyOnThreads } from '@loupe/fingerprint';
 import { loadPublicImage, ManifestEntry, parseShardSets, PublicImportService, publicIndexProcessors, PublicIndexShards, PublicSearchService, QueuedCandidateSource, runImport } from '@loupe/jobs';
 import { createBullQueue, JobQueue, startBullWorkers } from '@loupe/queue';
 import { decodeWords, migrate, MIGRATIONS, openBlobStore, openDatabase, PUBLIC_INDEX_PARTITIONS, PublicIndexRepository } from '@loupe/storage';
@@ -124,8 +124,8 @@ async function main(): Promise<void> {
     const loadSeconds = (performance.now() - loadStart) / 1000;
     console.log(`shard load: ${shards.size} images in 16 shards in ${loadSeconds.toFixed(1)} s; CompactShardIndex: ${growth(memoryBefore, settle(), shards.size)}; typed arrays ${(shards.typedBytes / 1048576).toFixed(0)} MB (${(shards.typedBytes / shards.size).toFixed(0)} B/image)`);
     const threads = process.env.VERIFY_THREADS !== undefined ? Number(process.env.VERIFY_THREADS) : Math.min(4, os.availableParallelism());
-    const pool = threads > 0 ? new VerifyPool(threads) : null;
-    const search = new PublicSearchService(repo, blobs, shards, pool ? pool.verifyAll.bind(pool) : undefined);
+    const pool = threads > 0 ? new ThreadPool(threads) : null;
+    const search = new PublicSearchService(repo, blobs, shards, pool ? verifyOnThreads(pool) : undefined);
     // One untimed search starts the threads (each loads OpenCV), as in a worker that has served a search before.
     await blobs.put('staging/warm', originals[0]);
     await search.search({ query: { staged_key: 'staging/warm', label: 'warm' }, offset: 0, limit: 10, sort: 'score', order: 'desc' });

@@ -1,4 +1,4 @@
-import { differenceHash, Features } from '@loupe/fingerprint';
+import { defineTask, differenceHash, Features, runInThisThread, TaskRunner } from '@loupe/fingerprint';
 import type { GrayImage } from '@loupe/imaging';
 import type { MatchIndexRepository, Queryable } from '@loupe/storage';
 import type { IngestHook, IngestHookInput } from '../ingest.service';
@@ -9,16 +9,29 @@ interface SearchIndexEntry {
   globalHash: bigint;
 }
 
+/** The visual words of an image's features and its whole-image hash; CPU work, so it runs on a compute thread. */
+export const searchIndexEntryTask = defineTask(
+  __filename,
+  'searchIndexEntryTask',
+  ({ features, gray }: { features: Features; gray: GrayImage }): SearchIndexEntry => ({
+    words: matchVocabulary().vocabulary.quantize(features),
+    globalHash: differenceHash(gray),
+  }),
+);
+
 /**
  * Quantises an added image's features into visual words, hashes the whole image (`differenceHash`) and stores both with
  * the image, in its transaction.
  */
 export class SearchIndexHook implements IngestHook<SearchIndexEntry | null> {
-  constructor(private readonly index: MatchIndexRepository) {}
+  constructor(
+    private readonly index: MatchIndexRepository,
+    private readonly run: TaskRunner = runInThisThread,
+  ) {}
 
   async analyze(input: Pick<IngestHookInput, 'features' | 'gray'>): Promise<SearchIndexEntry | null> {
     if (!input.features || input.features.count === 0) return null;
-    return { words: matchVocabulary().vocabulary.quantize(input.features), globalHash: differenceHash(input.gray) };
+    return this.run(searchIndexEntryTask, { features: input.features, gray: input.gray });
   }
 
   async persist(tx: Queryable, imagePk: number, entry: SearchIndexEntry | null): Promise<void> {

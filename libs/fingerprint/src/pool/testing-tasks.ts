@@ -1,0 +1,10 @@
+import { threadId } from 'node:worker_threads';
+import { defineTask } from './thread-pool';
+
+/** Tasks the pool's tests run: which thread ran them (after holding it for a while), and a thread that dies. */
+export const threadIdTask = defineTask(__filename, 'threadIdTask', async ({ holdMs }: { holdMs: number }) => {
+  await new Promise((resolve) => setTimeout(resolve, holdMs));
+  return threadId;
+});
+
+export const crashTask = defineTask(__filename, 'crashTask', (): never => process.exit(7));

@@ -1,0 +1,50 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { extractFeatures } from '../features';
+import { serializeFeatures } from '../features-codec';
+import { verifyInThisThread } from '../verify-batch';
+import { ThreadPool } from './thread-pool';
+import { verifyOnThreads } from './verify-task';
+import { cropBox, crop } from '../testing/edits';
+import { syntheticImage, toGray } from '../testing/synthetic-images';
+import { crashTask, threadIdTask } from './testing-tasks';
+
+describe('thread pool', () => {
+  const pool = new ThreadPool(2);
+  afterAll(() => pool.close());
+
+  it('verifies on its threads with the same verdicts as this thread, in the targets order', async () => {
+    const targets = await Promise.all([1, 2, 3].map((seed) => syntheticImage(seed)));
+    const query = await extractFeatures(toGray(await crop(targets[1], cropBox(targets[1], 0.5))));
+    const targetFeatures = await Promise.all(targets.map((t) => extractFeatures(toGray(t))));
+    const stored = targetFeatures.map(serializeFeatures);
+    const pooled = await verifyOnThreads(pool)(query, stored, {});
+    expect(pooled.map((r) => r !== null)).toEqual([false, true, false]);
+    expect(pooled).toEqual(await verifyInThisThread(query, stored, {}));
+  }, 60_000);
+
+  it('runs tasks on every thread at once, and queues the rest', async () => {
+    const ids = await Promise.all(Array.from({ length: 6 }, () => pool.run(threadIdTask, { holdMs: 150 })));
+    expect(new Set(ids).size).toBe(2);
+  }, 60_000);
+
+  it('fails the task of a thread that dies, and runs the next ones on a fresh thread', async () => {
+    const fragile = new ThreadPool(1);
+    try {
+      const dying = fragile.run(crashTask, {});
+      const queued = fragile.run(threadIdTask, { holdMs: 0 });
+      await expect(dying).rejects.toThrow(/pool thread stopped \(exit code 7\)/);
+      expect(await queued).toBeGreaterThan(0);
+    } finally {
+      await fragile.close();
+    }
+  }, 60_000);
+
+  it('refuses work once closed, and fails what was waiting', async () => {
+    const spare = new ThreadPool(1);
+    const waiting = Promise.allSettled([spare.run(threadIdTask, { holdMs: 500 }), spare.run(threadIdTask, { holdMs: 0 })]);
+    await spare.close();
+    const outcomes = await waiting;
+    expect(outcomes.map((o) => o.status === 'rejected' && String(o.reason))).toEqual(['Error: The thread pool was closed.', 'Error: The thread pool was closed.']);
+    await expect(spare.run(threadIdTask, { holdMs: 0 })).rejects.toThrow(/closed/);
+  }, 60_000);
+});

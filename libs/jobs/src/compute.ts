@@ -1,0 +1,45 @@
+import { runInThisThread, TaskRunner, ThreadPool, verifyInThisThread, VerifyBatch, verifyOnThreads } from '@loupe/fingerprint';
+import { availableParallelism } from 'node:os';
+
+/** Where a process's CPU-heavy work runs: image preparation and hook analyses (`run`), search verification. */
+export interface Compute {
+  run: TaskRunner;
+  verifyAll: VerifyBatch;
+  /** How many tasks run at once: ingest prepares that many images of a batch concurrently. */
+  readonly parallelism: number;
+  close(): Promise<void>;
+}
+
+/** Everything in the calling thread, one task at a time: tests, and processes told to use no threads. */
+export const IN_THIS_THREAD: Compute = { run: runInThisThread, verifyAll: verifyInThisThread, parallelism: 1, close: async () => undefined };
+
+/**
+ * Threads from COMPUTE_THREADS (VERIFY_THREADS, its former name, is still read): one per core by default, at most 4,
+ * since each holds its own OpenCV (~300 MB); 0 keeps the work in the calling thread.
+ */
+export function computeThreadsFromEnv(env: NodeJS.ProcessEnv = process.env): number {
+  const configured = env.COMPUTE_THREADS ?? env.VERIFY_THREADS;
+  if (configured === undefined) return Math.min(4, availableParallelism());
+  const size = Number(configured);
+  if (!Number.isInteger(size) || size < 0) throw new Error(`COMPUTE_THREADS must be a whole number of threads (0 for none), got "${configured}".`);
+  return size;
+}
+
+/**
+ * A pool of `size` threads, started by the first task, so a process that never adds or searches never
+ * pays for it; `size` 0 is IN_THIS_THREAD.
+ */
+export function computeThreads(size: number = computeThreadsFromEnv()): Compute {
+  if (size === 0) return IN_THIS_THREAD;
+  let pool: ThreadPool | null = null;
+  const started = () => (pool ??= new ThreadPool(size));
+  return {
+    run: (task, input) => started().run(task, input),
+    verifyAll: (query, targets, options) => verifyOnThreads(started())(query, targets, options),
+    parallelism: size,
+    close: async () => {
+      await pool?.close();
+      pool = null;
+    },
+  };
+}
