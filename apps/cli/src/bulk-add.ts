@@ -1,4 +1,4 @@
-import { createProcessors, IngestItem, IngestPayload, IngestResult, JobKind, stagingKey, WineLabelReader } from '@loupe/jobs';
+import { computeThreads, createProcessors, IngestItem, IngestPayload, IngestResult, JobKind, stagingKey, WineLabelReader } from '@loupe/jobs';
 import type { Infrastructure } from '@loupe/runtime';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -7,6 +7,12 @@ import type { ProgressCounts } from './progress';
 
 /** Images per ingest job: the add operation's limit (specification 8), so a CLI batch is a gateway add. */
 export const BATCH_SIZE = 10;
+/**
+ * Batches staged or being ingested at once. One batch alone leaves threads idle at its end (its last images prepare
+ * while the others wait to be committed) and while the next one is read and staged; with two, the next batch's images
+ * are prepared while the current one commits. The ingest service still commits one batch after the other.
+ */
+const BATCHES_IN_FLIGHT = 2;
 /** Files a folder walk takes as images (the formats the services accept). */
 const IMAGE_EXTENSIONS = /\.(jpe?g|png|webp|avif|gif|bmp|tiff?)$/i;
 export const MANIFEST_NAME = 'manifest.jsonl';
@@ -85,8 +91,10 @@ export interface BulkAddResult extends ProgressCounts {
 
 /**
  * Adds images to a collection in batches of 10 through the ingest processor the workers run (same normalisation,
- * fingerprints, hooks and transactions as a gateway add). Resumable: paths already in the collection are skipped,
- * so a second run after an interruption continues where the first stopped.
+ * fingerprints, hooks and transactions as a gateway add), on every core: images are prepared on compute threads and
+ * the next batch is staged and prepared while the current one commits (commits stay one at a time, in order).
+ * Resumable: paths already in the collection are skipped, so a second run after an interruption continues where the
+ * first stopped.
  */
 export async function bulkAdd(
   infra: Infrastructure,
@@ -99,46 +107,82 @@ export async function bulkAdd(
   if (!account) throw new Error(`There is no account named "${accountName}".`);
   const ref = { accountId: account.id, service };
   const labelReader = new WineLabelReader();
-  const ingest = createProcessors(infra, undefined, labelReader)[JobKind.Ingest];
+  const compute = computeThreads();
+  const ingest = createProcessors(infra, compute, labelReader)[JobKind.Ingest];
   const result: BulkAddResult = { done: 0, total: images.length, added: 0, skipped: 0, failed: 0, errors: [] };
-  try {
-    for (let start = 0; start < images.length; start += BATCH_SIZE) {
-      const batch = images.slice(start, start + BATCH_SIZE);
+
+  /**
+   * Stages a batch's new images and ingests them, calling the processor only after the previous batch called it: the
+   * ingest service commits calls of one account in call order, so batches commit in source order. Resolves with what
+   * to report (a failed ingest is reported per image).
+   */
+  const runBatch = async (batch: readonly SourceImage[], previousCalled: Promise<void>, called: () => void) => {
+    const report = { size: batch.length, added: 0, skipped: 0, failures: [] as string[] };
+    try {
       const present = await infra.images.findByPaths(ref, batch.map((i) => i.filepath));
-      const failures: string[] = [];
       const items: IngestItem[] = [];
       for (const image of batch) {
         if (present.has(image.filepath)) {
-          result.skipped++;
+          report.skipped++;
           continue;
         }
         const data = await readFile(image.file).catch(() => null);
         if (!data || data.length === 0) {
-          failures.push(`${image.filepath}: ${data ? 'the file is empty' : `cannot read ${image.file}`}.`);
+          report.failures.push(`${image.filepath}: ${data ? 'the file is empty' : `cannot read ${image.file}`}.`);
           continue;
         }
         const key = stagingKey();
         await infra.blobs.put(key, data);
         items.push({ filepath: image.filepath, image_id: image.image_id ?? null, staged_key: key, ...(image.metadata ? { metadata: image.metadata } : {}) });
       }
-      if (items.length > 0) {
-        const payload: IngestPayload = { account_id: account.id, account: account.name, service, items, ...INGEST_POLICY[service] };
-        try {
-          const outcome = (await ingest(payload, { kind: JobKind.Ingest, group: account.name, attempt: 1 })) as IngestResult;
-          result.added += outcome.added.length;
-          failures.push(...outcome.errors);
-        } catch (error) {
-          await Promise.all(items.map((item) => infra.blobs.delete(item.staged_key)));
-          failures.push(...items.map((item) => `${item.filepath}: ${error instanceof Error ? error.message : String(error)}`));
-        }
+      await previousCalled;
+      if (items.length === 0) return report;
+      const payload: IngestPayload = { account_id: account.id, account: account.name, service, items, ...INGEST_POLICY[service] };
+      const ingesting = ingest(payload, { kind: JobKind.Ingest, group: account.name, attempt: 1 }) as Promise<IngestResult>;
+      called();
+      try {
+        const outcome = await ingesting;
+        report.added += outcome.added.length;
+        report.failures.push(...outcome.errors);
+      } catch (error) {
+        await Promise.all(items.map((item) => infra.blobs.delete(item.staged_key)));
+        report.failures.push(...items.map((item) => `${item.filepath}: ${error instanceof Error ? error.message : String(error)}`));
       }
-      result.failed += failures.length;
-      result.errors.push(...failures);
-      result.done += batch.length;
-      onProgress({ ...result }, failures);
+      return report;
+    } finally {
+      called();
     }
+  };
+
+  const inFlight: Array<{ paths: Set<string>; report: ReturnType<typeof runBatch> }> = [];
+  let lastCalled: Promise<void> = Promise.resolve();
+  const finishOldest = async () => {
+    const report = await inFlight.shift()!.report;
+    result.added += report.added;
+    result.skipped += report.skipped;
+    result.failed += report.failures.length;
+    result.errors.push(...report.failures);
+    result.done += report.size;
+    onProgress({ ...result }, report.failures);
+  };
+  try {
+    for (let start = 0; start < images.length; start += BATCH_SIZE) {
+      const batch = images.slice(start, start + BATCH_SIZE);
+      // A path repeated from a batch still in flight is looked up only once that batch is done, so it is skipped as
+      // present (or tried again if that batch failed it), as one batch after another would.
+      while (inFlight.length >= BATCHES_IN_FLIGHT || (inFlight.length > 0 && batch.some((i) => inFlight.some((f) => f.paths.has(i.filepath))))) {
+        await finishOldest();
+      }
+      let called!: () => void;
+      const previousCalled = lastCalled;
+      lastCalled = new Promise<void>((resolve) => (called = resolve));
+      inFlight.push({ paths: new Set(batch.map((i) => i.filepath)), report: runBatch(batch, previousCalled, called) });
+    }
+    while (inFlight.length > 0) await finishOldest();
   } finally {
-    await labelReader.close();
+    // A batch still running when another failed (the database went away) must end before the threads close.
+    await Promise.allSettled(inFlight.map((f) => f.report));
+    await Promise.all([labelReader.close(), compute.close()]);
   }
   return result;
 }

@@ -71,6 +71,23 @@ describe('CLI bulk add, export and import (embedded)', () => {
     expect(row?.image_id).toBe('sku-1');
   }, 120_000);
 
+  it('commits batches in source order, and skips a path of a later batch that an earlier one added', async () => {
+    const files = [...originals.keys()].sort();
+    const manifest = async (name: string, entries: Array<[file: string, filepath: string]>) => {
+      await writeFile(path.join(work, name), entries.map(([file, filepath]) => JSON.stringify({ file: `folder/${file}`, filepath })).join('\n'));
+      return readSource(path.join(work, name));
+    };
+    // Two batches in flight: the second (2 images) is staged and prepared long before the first (10) has committed.
+    const ordered = await bulkAdd(infra, 'acme', 'match', await manifest('order.jsonl', files.map((file, i) => [file, `order/${i}`])));
+    expect(ordered).toMatchObject({ total: 12, added: 12 });
+    const stored = async (prefix: string) => (await infra.images.listPaths(await ref('acme', 'match'), 0, 0)).filter((p) => p.startsWith(prefix));
+    expect(await stored('order/')).toEqual(files.map((_, i) => `order/${i}`));
+
+    const repeated = await bulkAdd(infra, 'acme', 'match', await manifest('repeated.jsonl', [...files.slice(0, 10).map((file, i): [string, string] => [file, `repeat/${i}`]), [files[10], 'repeat/0']]));
+    expect(repeated).toMatchObject({ total: 11, added: 10, skipped: 1, failed: 0 });
+    expect(await stored('repeat/')).toEqual(files.slice(0, 10).map((_, i) => `repeat/${i}`));
+  }, 120_000);
+
   it('exports originals and a manifest to a folder and to a tar, and imports them into another account', async () => {
     const folder = path.join(work, 'export');
     const tar = path.join(work, 'export.tar');
