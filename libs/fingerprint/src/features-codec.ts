@@ -74,23 +74,28 @@ function encodeExact(f: Features, hasMirror: boolean): Buffer {
 
 function encodeCompact(f: Features, hasMirror: boolean): Buffer {
   const n = f.count;
+  // The u16 arrays side by side (xy, angle, size, response), filled through an aligned view, then copied once:
+  // per-value Buffer reads and writes made a 1000-point image take 0.3-0.6 ms, which every verified candidate paid.
+  const halves = new Uint16Array(5 * n);
+  const octaves = new Uint8Array(n);
+  const asFloat = new Float32Array(1);
+  const bits = new Uint32Array(asFloat.buffer);
+  for (let i = 0; i < n; i++) {
+    halves[2 * i] = toFixedPoint(f.xy[2 * i], f.width);
+    halves[2 * i + 1] = toFixedPoint(f.xy[2 * i + 1], f.height);
+    halves[2 * n + i] = toAngleUnits(f.meta[4 * i + 1]);
+    asFloat[0] = f.meta[4 * i];
+    halves[3 * n + i] = toBfloat16(bits[0]);
+    asFloat[0] = f.meta[4 * i + 2];
+    halves[4 * n + i] = toBfloat16(bits[0]);
+    octaves[i] = Math.min(255, Math.max(0, Math.round(f.meta[4 * i + 3])));
+  }
   const out = Buffer.alloc(HEADER_BYTES + n * COMPACT_KEYPOINT_BYTES);
   writeHeader(out, MAGIC_COMPACT, f, hasMirror);
-  const xyAt = HEADER_BYTES;
-  const angleAt = xyAt + n * 4;
-  const sizeAt = angleAt + n * 2;
-  const responseAt = sizeAt + n * 2;
-  const octaveAt = responseAt + n * 2;
-  const descriptorsAt = octaveAt + n;
-  for (let i = 0; i < n; i++) {
-    out.writeUInt16LE(toFixedPoint(f.xy[2 * i], f.width), xyAt + 4 * i);
-    out.writeUInt16LE(toFixedPoint(f.xy[2 * i + 1], f.height), xyAt + 4 * i + 2);
-    out.writeUInt16LE(toAngleUnits(f.meta[4 * i + 1]), angleAt + 2 * i);
-    out.writeUInt16LE(toBfloat16(f.meta[4 * i]), sizeAt + 2 * i);
-    out.writeUInt16LE(toBfloat16(f.meta[4 * i + 2]), responseAt + 2 * i);
-    out.writeUInt8(Math.min(255, Math.max(0, Math.round(f.meta[4 * i + 3]))), octaveAt + i);
-  }
-  Buffer.from(f.descriptors.buffer, f.descriptors.byteOffset, n * DESCRIPTOR_BYTES).copy(out, descriptorsAt);
+  // Typed-array views are in the platform's byte order: little endian, as on every machine Loupe runs on.
+  Buffer.from(halves.buffer).copy(out, HEADER_BYTES);
+  Buffer.from(octaves.buffer).copy(out, HEADER_BYTES + 10 * n);
+  Buffer.from(f.descriptors.buffer, f.descriptors.byteOffset, n * DESCRIPTOR_BYTES).copy(out, HEADER_BYTES + 11 * n);
   return out;
 }
 
@@ -121,22 +126,26 @@ function decodeExactArrays(b: Buffer, at: number, count: number): KeypointArrays
 }
 
 function decodeCompactArrays(b: Buffer, at: number, count: number, width: number, height: number): KeypointArrays {
-  const angleAt = at + count * 4;
-  const sizeAt = angleAt + count * 2;
-  const responseAt = sizeAt + count * 2;
-  const octaveAt = responseAt + count * 2;
-  const descriptorsAt = octaveAt + count;
+  // One copy into aligned memory, since the Buffer's offset may be odd, then the u16 arrays through a view.
+  const halves = new Uint16Array(new Uint8Array(b.subarray(at, at + 10 * count)).buffer);
+  const octaves = b.subarray(at + 10 * count, at + 11 * count);
   const xy = new Float32Array(count * 2);
   const meta = new Float32Array(count * 4);
+  // bfloat16 back to float32: the 16 bits become the upper half of each float's bits.
+  const sizeAndResponseBits = new Uint32Array(2 * count);
+  for (let i = 0; i < 2 * count; i++) sizeAndResponseBits[i] = halves[3 * count + i] << 16;
+  const sizeAndResponse = new Float32Array(sizeAndResponseBits.buffer);
+  const xScale = width / U16_MAX;
+  const yScale = height / U16_MAX;
   for (let i = 0; i < count; i++) {
-    xy[2 * i] = fromFixedPoint(b.readUInt16LE(at + 4 * i), width);
-    xy[2 * i + 1] = fromFixedPoint(b.readUInt16LE(at + 4 * i + 2), height);
-    meta[4 * i] = fromBfloat16(b.readUInt16LE(sizeAt + 2 * i));
-    meta[4 * i + 1] = fromAngleUnits(b.readUInt16LE(angleAt + 2 * i));
-    meta[4 * i + 2] = fromBfloat16(b.readUInt16LE(responseAt + 2 * i));
-    meta[4 * i + 3] = b.readUInt8(octaveAt + i);
+    xy[2 * i] = halves[2 * i] * xScale;
+    xy[2 * i + 1] = halves[2 * i + 1] * yScale;
+    meta[4 * i] = sizeAndResponse[i];
+    meta[4 * i + 1] = (halves[2 * count + i] / 65536) * 360;
+    meta[4 * i + 2] = sizeAndResponse[count + i];
+    meta[4 * i + 3] = octaves[i];
   }
-  const descriptors = new Uint8Array(b.subarray(descriptorsAt, descriptorsAt + count * DESCRIPTOR_BYTES));
+  const descriptors = new Uint8Array(b.subarray(at + 11 * count, at + 11 * count + count * DESCRIPTOR_BYTES));
   return { xy, meta, descriptors };
 }
 
@@ -146,31 +155,13 @@ function toFixedPoint(value: number, side: number): number {
   return Math.min(U16_MAX, Math.max(0, Math.round((value / side) * U16_MAX)));
 }
 
-function fromFixedPoint(units: number, side: number): number {
-  return (units / U16_MAX) * side;
-}
-
 /** Degrees in [0, 360) as 1/65536 of a turn; 360 wraps to 0 as angles do. */
 function toAngleUnits(degrees: number): number {
   const turns = (((degrees / 360) % 1) + 1) % 1;
   return Math.round(turns * 65536) & U16_MAX;
 }
 
-function fromAngleUnits(units: number): number {
-  return (units / 65536) * 360;
-}
-
-const float32 = new Float32Array(1);
-const float32Bits = new Uint32Array(float32.buffer);
-
-/** The upper 16 bits of a float32 (sign, exponent, 7 mantissa bits), rounded to nearest even. */
-function toBfloat16(value: number): number {
-  float32[0] = value;
-  const bits = float32Bits[0];
+/** The upper 16 bits of a float32's bits (sign, exponent, 7 mantissa bits), rounded to nearest even. */
+function toBfloat16(bits: number): number {
   return ((bits + 0x7fff + ((bits >>> 16) & 1)) >>> 16) & U16_MAX;
-}
-
-function fromBfloat16(units: number): number {
-  float32Bits[0] = units << 16;
-  return float32[0];
 }
