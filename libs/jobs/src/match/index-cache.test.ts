@@ -67,6 +67,7 @@ describe('collection index cache with snapshots', () => {
     const snapshots = new IndexSnapshots(dir);
     const first = new MatchIndexCache(index, { snapshots, minImages: 50 });
     expect(await best(first, 'img-7.jpg')).toBe('img-7.jpg');
+    await first.idle();
     expect(await readdir(dir)).toEqual([`collection-${ref.accountId}-match.index`]);
 
     // Changes after the snapshot: two removed, one added.
@@ -99,7 +100,9 @@ describe('collection index cache with snapshots', () => {
   it('ignores a snapshot made from another database, and one that cannot be read, and loads from the rows', async () => {
     for (let i = 0; i < 10; i++) await add(`img-${i}.jpg`);
     const snapshots = new IndexSnapshots(dir);
-    await new MatchIndexCache(index, { snapshots, minImages: 5 }).get(ref);
+    const writer = new MatchIndexCache(index, { snapshots, minImages: 5 });
+    await writer.get(ref);
+    await writer.idle();
     // Another database whose collection has the same account id: its own identity, so the file is not used.
     const otherDb = await openDatabase({});
     try {
@@ -130,9 +133,10 @@ describe('collection index cache with snapshots', () => {
     const onWarning = (w: Error) => warnings.push(w.message);
     process.on('warning', onWarning);
     try {
-      const collection = await new MatchIndexCache(index, { snapshots, minImages: 5 }).get(ref);
+      const rebuilding = new MatchIndexCache(index, { snapshots, minImages: 5 });
+      const collection = await rebuilding.get(ref);
       expect(collection.index.size).toBe(10);
-      await new Promise((resolve) => setImmediate(resolve));
+      await rebuilding.idle();
       expect(warnings.join()).toMatch(/cannot be read \(The index snapshot ends early\)/);
       expect((await new IndexSnapshots(dir).read({ databaseIdentity: await index.databaseIdentity(), vocabularyId: matchVocabulary().id, accountId: ref.accountId, service: 'match' }))?.paths.size).toBe(10);
     } finally {
@@ -144,6 +148,32 @@ describe('collection index cache with snapshots', () => {
     for (let i = 0; i < 5; i++) await add(`img-${i}.jpg`);
     const cache = new MatchIndexCache(index, { snapshots: new IndexSnapshots(dir), minImages: 50 });
     expect(await best(cache, 'img-3.jpg')).toBe('img-3.jpg');
+    await cache.idle();
     expect(await readdir(dir)).toEqual([]);
+  });
+
+  it('keeps searching when a snapshot cannot be written, and does not try again within 10 minutes', async () => {
+    for (let i = 0; i < 10; i++) await add(`img-${i}.jpg`);
+    // A folder that cannot be created: a file stands where it should be.
+    const blocked = path.join(dir, 'blocked');
+    await writeFile(blocked, 'not a folder');
+    const cache = new MatchIndexCache(index, { snapshots: new IndexSnapshots(path.join(blocked, 'snapshots')), minImages: 5 });
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.message);
+    process.on('warning', onWarning);
+    try {
+      expect(await best(cache, 'img-3.jpg')).toBe('img-3.jpg');
+      await cache.idle();
+      await new Promise((resolve) => setImmediate(resolve));
+      // The folder is unusable for reading too: said once when loading, once when writing.
+      expect(warnings.join('\n')).toMatch(/cannot be read \(ENOTDIR.*\n.*could not be written \(ENOTDIR.*the next try is in 10 minutes/);
+      await add('img-late.jpg');
+      expect(await best(cache, 'img-late.jpg')).toBe('img-late.jpg');
+      await cache.idle();
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings, warnings.join(' | ')).toHaveLength(2);
+    } finally {
+      process.off('warning', onWarning);
+    }
   });
 });

@@ -25,7 +25,12 @@ interface Cached {
   state: CollectionState;
   /** Change log position of the collection's snapshot on disk; -1 for none. */
   snapshotSeq: number;
+  /** After a failed snapshot write, no other is tried before this time (ms since the epoch). */
+  snapshotRetryAt?: number;
 }
+
+/** How long after a failed snapshot write (a full disk, a read-only folder) the next is tried. */
+const SNAPSHOT_RETRY_MS = 10 * 60_000;
 
 /**
  * Per-process cache of collection indexes. Every lookup asks Postgres for changes since the cached sequence number
@@ -35,8 +40,13 @@ interface Cached {
  */
 export class MatchIndexCache {
   private readonly collections = new Map<string, Cached>();
-  /** One refresh (and snapshot write) at a time per collection; concurrent searches share it. */
+  /** One refresh at a time per collection; concurrent searches share it. */
   private readonly refreshing = new Map<string, Promise<CollectionIndex>>();
+  /**
+   * Snapshot writes under way. The search that triggered one does not wait for it; the collection's next refresh
+   * does, so that no change is applied to an index while it is being written.
+   */
+  private readonly writing = new Map<string, Promise<void>>();
   private databaseIdentity: Promise<number> | undefined;
 
   constructor(
@@ -58,7 +68,13 @@ export class MatchIndexCache {
     this.collections.clear();
   }
 
+  /** Resolves once no snapshot is being written (tests, and before a process exits). */
+  async idle(): Promise<void> {
+    await Promise.all(this.writing.values());
+  }
+
   private async refresh(key: string, ref: CollectionRef): Promise<CollectionIndex> {
+    await this.writing.get(key);
     let cached = this.collections.get(key);
     if (!cached) {
       cached = await this.load(ref);
@@ -79,7 +95,7 @@ export class MatchIndexCache {
       if (added.size > 0) addAll(state, await this.repo.indexedImages(ref, matchVocabulary().id, [...added]));
       state.seq = changes[changes.length - 1].seq;
     }
-    if (this.snapshotDue(cached)) await this.writeSnapshot(ref, cached);
+    if (this.snapshotDue(cached)) this.startSnapshot(key, ref, cached);
     return state;
   }
 
@@ -99,15 +115,29 @@ export class MatchIndexCache {
     return { state, snapshotSeq: -1 };
   }
 
-  private snapshotDue({ state, snapshotSeq }: Cached): boolean {
+  private snapshotDue({ state, snapshotSeq, snapshotRetryAt }: Cached): boolean {
     if (!this.snapshotOptions || state.index.size < this.snapshotOptions.minImages) return false;
+    if (snapshotRetryAt !== undefined && Date.now() < snapshotRetryAt) return false;
     // Sequence numbers are shared by every collection, so the gap over-counts this one's changes: a bound, not a count.
     return snapshotSeq < 0 || state.seq - snapshotSeq > state.index.size * SNAPSHOT_STALE_SHARE;
   }
 
-  private async writeSnapshot(ref: CollectionRef, cached: Cached): Promise<void> {
-    await this.snapshotOptions!.snapshots.write(await this.identity(ref), cached.state);
-    cached.snapshotSeq = cached.state.seq;
+  /** Writes the snapshot in the background; a failure (a full disk) costs only the faster start it would give. */
+  private startSnapshot(key: string, ref: CollectionRef, cached: Cached): void {
+    const seq = cached.state.seq;
+    const write = this.identity(ref)
+      .then((identity) => this.snapshotOptions!.snapshots.write(identity, cached.state))
+      .then(
+        () => {
+          cached.snapshotSeq = seq;
+        },
+        (error: Error) => {
+          cached.snapshotRetryAt = Date.now() + SNAPSHOT_RETRY_MS;
+          process.emitWarning(`The index snapshot of collection ${key} could not be written (${error.message}); the next try is in ${SNAPSHOT_RETRY_MS / 60_000} minutes.`);
+        },
+      )
+      .finally(() => this.writing.delete(key));
+    this.writing.set(key, write);
   }
 
   private async identity(ref: CollectionRef): Promise<SnapshotIdentity> {
