@@ -110,6 +110,7 @@ interface Container {
   image: string;
   ports?: { name?: string; containerPort: number; hostPort?: number }[];
   env?: { name: string; value?: string }[];
+  volumeMounts?: { name: string; mountPath: string; readOnly?: boolean }[];
   envFrom?: { configMapRef?: { name: string }; secretRef?: { name: string } }[];
   livenessProbe?: Probe;
   readinessProbe?: Probe;
@@ -127,6 +128,7 @@ interface Probe {
 }
 interface PodSpec {
   containers: Container[];
+  volumes?: { name: string; emptyDir?: { sizeLimit?: string }; persistentVolumeClaim?: { claimName: string } }[];
   hostNetwork?: boolean;
   securityContext?: { runAsNonRoot?: boolean; runAsUser?: number; seccompProfile?: { type: string } };
 }
@@ -609,6 +611,22 @@ describe('infra/k8s', () => {
           readOnlyRootFilesystem: true,
           capabilities: { drop: ['ALL'] },
         });
+      }
+    }
+  });
+
+  it('gives every INDEX_SNAPSHOT_DIR a writable volume (the root filesystem is read-only), on the search workers at least', () => {
+    const withSnapshots = deployments.filter((d) => d.spec.template.spec.containers.some((c) => c.env?.some((e) => e.name === 'INDEX_SNAPSHOT_DIR')));
+    expect(withSnapshots.map((d) => d.metadata.name)).toContain('loupe-worker-search');
+    for (const d of withSnapshots) {
+      const pod = d.spec.template.spec;
+      for (const c of pod.containers) {
+        const dir = c.env?.find((e) => e.name === 'INDEX_SNAPSHOT_DIR')?.value;
+        if (dir === undefined) continue;
+        const mount = c.volumeMounts?.find((m) => dir === m.mountPath || dir.startsWith(`${m.mountPath}/`));
+        expect(mount, `${d.metadata.name}: no volume mounted at ${dir}`).toBeDefined();
+        expect(mount!.readOnly, d.metadata.name).not.toBe(true);
+        expect(pod.volumes?.map((v) => v.name), d.metadata.name).toContain(mount!.name);
       }
     }
   });
