@@ -1,68 +1,184 @@
 /**
- * Add throughput through HTTP, the way a customer's bulk upload runs: batches of 10 images per `add`, one request at
- * a time (writes are serialised per account anyway). Embedded mode always; real mode when BENCH_DATABASE_URL and
- * BENCH_REDIS_URL are set (an s3rver is started for the blob store).
+ * Add throughput of one account, three ways, each on a fresh embedded store (PGlite, folder blobs):
+ *  - processor: the ingest processor a worker runs (createWorkerServices), batches of 10 staged beforehand, one
+ *    call at a time; only the calls are timed;
+ *  - cli: the CLI's bulk add (`loupe add <account> mobile <folder>`) over a folder of the images, timed whole;
+ *  - http: the gateway's `add` (mobile), batches of 10 per request, one request at a time (writes are serialised per
+ *    account anyway), timed whole. Also in real mode (Postgres, Redis/BullMQ with the worker in the gateway process,
+ *    s3rver) when BENCH_DATABASE_URL and BENCH_REDIS_URL are set.
+ * Images: synthetic scenes of 4/3·side × side (JPEG q88), or the JPEG/PNG files of --photos DIR (sorted, the first
+ * `images`). COMPUTE_THREADS sets the compute threads of the processors (0: everything in the calling thread).
+ * The processor and HTTP runs add one untimed batch first (under other paths), so threads and OpenCV are loaded as in
+ * a worker that has served before; the CLI run is a whole command, start-up included.
  *
- *   npx tsx tools/bench/add/run.ts [images=200] [side=1200]
+ *   npx tsx tools/bench/add/run.ts [images=200] [side=1200] [--photos DIR] [--only processor,cli,http]
  */
-import { loadConfig } from '@loupe/runtime';
+import { createWorkerServices, IngestPayload, IngestResult, JobKind, stagingKey } from '@loupe/jobs';
+import { ensureAccountUser, loadConfig, openInfrastructure } from '@loupe/runtime';
 import { createTestDatabase, startS3Server } from '@loupe/storage/src/testing';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import sharp from 'sharp';
+import { bulkAdd, readSource } from '../../../apps/cli/src/bulk-add';
 import { startGateway } from '../../../apps/gateway/src/bootstrap';
 import { sceneSvg } from '../../../apps/gateway/test/images';
 
-const total = Number(process.argv[2] ?? 200);
-const side = Number(process.argv[3] ?? 1200);
-const AUTH = `Basic ${Buffer.from('bench:bench:pw'.split(':').slice(1).join(':')).toString('base64')}`;
+const args = process.argv.slice(2);
+const option = (name: string): string | undefined => {
+  const at = args.indexOf(name);
+  return at >= 0 ? args.splice(at, 2)[1] : undefined;
+};
+const photos = option('--photos');
+const only = new Set((option('--only') ?? 'processor,cli,http').split(','));
+const total = Number(args[0] ?? 200);
+const side = Number(args[1] ?? 1200);
+const AUTH = `Basic ${Buffer.from('bench:pw').toString('base64')}`;
+const BATCH = 10;
 
-async function makeImages(): Promise<Buffer[]> {
-  const out: Buffer[] = [];
+interface Input {
+  name: string;
+  data: Buffer;
+}
+
+async function makeImages(): Promise<Input[]> {
+  if (photos) {
+    const names = (await readdir(photos)).filter((n) => /\.(jpe?g|png|webp)$/i.test(n)).sort().slice(0, total);
+    return Promise.all(names.map(async (name) => ({ name, data: await readFile(path.join(photos, name)) })));
+  }
+  const out: Input[] = [];
   for (let i = 0; i < total; i++) {
-    out.push(await sharp(Buffer.from(sceneSvg(1000 + i, Math.round(side * 4 / 3), side))).jpeg({ quality: 88 }).toBuffer());
+    out.push({ name: `${i}.jpg`, data: await sharp(Buffer.from(sceneSvg(1000 + i, Math.round((side * 4) / 3), side))).jpeg({ quality: 88 }).toBuffer() });
   }
   return out;
 }
 
-async function run(mode: 'embedded' | 'real', images: Buffer[]): Promise<void> {
+/**
+ * Images per second of wall time, and CPU time of the whole process (every thread, libvips' included) per image: on a
+ * machine others are using, wall time says what this run got, CPU time what the work costs, and cores / CPU time per
+ * image is the rate this many idle cores would give if the work spread over them.
+ */
+function rate(label: string, count: number, ms: number, cpu: NodeJS.CpuUsage): void {
+  const cpuMs = (cpu.user + cpu.system) / 1000;
+  const idleRate = (os.availableParallelism() * 1000) / (cpuMs / count);
+  console.log(
+    `${label}: ${count} images in ${(ms / 1000).toFixed(1)} s = ${(count / (ms / 1000)).toFixed(1)} images/s; ` +
+      `CPU ${(cpuMs / count).toFixed(0)} ms/image (${(cpuMs / ms).toFixed(2)} cores busy; ${idleRate.toFixed(1)} images/s on ${os.availableParallelism()} idle cores if spread)`,
+  );
+}
+
+async function withEmbedded<T>(work: (dataDir: string) => Promise<T>): Promise<T> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'loupe-bench-'));
-  const env: NodeJS.ProcessEnv = { PORT: '0', METRICS_PORT: '0', DATA_DIR: dataDir, ACCOUNTS: 'bench:bench:pw', NODE_ENV: 'test' };
-  const cleanups: Array<() => Promise<void>> = [() => rm(dataDir, { recursive: true, force: true })];
-  if (mode === 'real') {
-    const db = await createTestDatabase(process.env.BENCH_DATABASE_URL!);
-    const s3 = await startS3Server(path.join(dataDir, 's3'));
-    cleanups.unshift(db.drop, s3.close);
-    Object.assign(env, {
-      DATABASE_URL: db.url, REDIS_URL: process.env.BENCH_REDIS_URL, REDIS_PREFIX: `bench-${Date.now()}`, RUN_WORKERS: 'true',
-      S3_ENDPOINT: s3.endpoint, S3_ACCESS_KEY: s3.accessKey, S3_SECRET_KEY: s3.secretKey, S3_BUCKET: 'bench',
-    });
-  }
-  const gateway = await startGateway(loadConfig(env), { host: '127.0.0.1' });
   try {
-    const started = performance.now();
-    for (let i = 0; i < images.length; i += 10) {
+    return await work(dataDir);
+  } finally {
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function viaProcessor(images: Input[]): Promise<void> {
+  await withEmbedded(async (dataDir) => {
+    const infra = await openInfrastructure(loadConfig({ DATA_DIR: dataDir, NODE_ENV: 'test' }));
+    const services = createWorkerServices({ images: infra.images, blobs: infra.blobs, matchIndex: infra.matchIndex, db: infra.db });
+    try {
+      await ensureAccountUser(infra.accounts, { account: 'bench', username: 'bench', password: 'pw' });
+      const account = (await infra.accounts.find('bench'))!;
+      let ms = 0;
+      let added = 0;
+      const cpu = { user: 0, system: 0 };
+      for (let i = -BATCH; i < images.length; i += BATCH) {
+        const warmUp = i < 0;
+        const items = [];
+        for (const image of warmUp ? images.slice(0, BATCH) : images.slice(i, i + BATCH)) {
+          const staged_key = stagingKey();
+          await infra.blobs.put(staged_key, image.data);
+          items.push({ filepath: `${warmUp ? 'warm-up' : 'bench'}/${image.name}`, image_id: null, staged_key });
+        }
+        const payload: IngestPayload = { account_id: account.id, account: 'bench', service: 'mobile', items, on_existing: 'refuse', preferred_side: 600, crop_borders: true };
+        const started = performance.now();
+        const cpuStart = process.cpuUsage();
+        const result = (await services.processors[JobKind.Ingest](payload, { kind: JobKind.Ingest, group: 'bench', attempt: 1 })) as IngestResult;
+        const used = process.cpuUsage(cpuStart);
+        if (warmUp) continue;
+        ms += performance.now() - started;
+        cpu.user += used.user;
+        cpu.system += used.system;
+        added += result.added.length;
+      }
+      rate('processor (embedded)', added, ms, cpu);
+    } finally {
+      await services.close();
+      await infra.close();
+    }
+  });
+}
+
+async function viaCli(images: Input[]): Promise<void> {
+  await withEmbedded(async (dataDir) => {
+    const folder = path.join(dataDir, 'source');
+    await mkdir(folder);
+    for (const image of images) await writeFile(path.join(folder, image.name), image.data);
+    const infra = await openInfrastructure(loadConfig({ DATA_DIR: path.join(dataDir, 'data'), NODE_ENV: 'test' }));
+    try {
+      await ensureAccountUser(infra.accounts, { account: 'bench', username: 'bench', password: 'pw' });
+      const started = performance.now();
+      const cpuStart = process.cpuUsage();
+      const result = await bulkAdd(infra, 'bench', 'mobile', await readSource(folder));
+      if (result.failed > 0) console.log(`cli: ${result.failed} failed, e.g. ${result.errors[0]}`);
+      rate('cli add (embedded)', result.added, performance.now() - started, process.cpuUsage(cpuStart));
+    } finally {
+      await infra.close();
+    }
+  });
+}
+
+async function viaHttp(mode: 'embedded' | 'real', images: Input[]): Promise<void> {
+  await withEmbedded(async (dataDir) => {
+    const env: NodeJS.ProcessEnv = { PORT: '0', METRICS_PORT: '0', DATA_DIR: dataDir, ACCOUNTS: 'bench:bench:pw', NODE_ENV: 'test' };
+    const cleanups: Array<() => Promise<void>> = [];
+    if (mode === 'real') {
+      const db = await createTestDatabase(process.env.BENCH_DATABASE_URL!);
+      const s3 = await startS3Server(path.join(dataDir, 's3'));
+      cleanups.push(db.drop, s3.close);
+      Object.assign(env, {
+        DATABASE_URL: db.url, REDIS_URL: process.env.BENCH_REDIS_URL, REDIS_PREFIX: `bench-${Date.now()}`, RUN_WORKERS: 'true',
+        S3_ENDPOINT: s3.endpoint, S3_ACCESS_KEY: s3.accessKey, S3_SECRET_KEY: s3.secretKey, S3_BUCKET: 'bench',
+      });
+    }
+    const gateway = await startGateway(loadConfig(env), { host: '127.0.0.1' });
+    const add = async (batch: Input[], folder: string) => {
       const form = new FormData();
-      images.slice(i, i + 10).forEach((data, j) => form.append(`images[${j}]`, new Blob([data]), `bench/${i + j}.jpg`));
+      batch.forEach((image, j) => form.append(`images[${j}]`, new Blob([image.data]), `${folder}/${image.name}`));
       const res = await fetch(`${gateway.url}/mobile/bench/rest/add/`, { method: 'POST', headers: { authorization: AUTH }, body: form });
       const body = (await res.json()) as { status: string; error: string[] };
       if (body.status !== 'ok') throw new Error(`add failed: ${body.error.join('; ')}`);
+    };
+    try {
+      await add(images.slice(0, BATCH), 'warm-up');
+      const started = performance.now();
+      const cpuStart = process.cpuUsage();
+      for (let i = 0; i < images.length; i += BATCH) await add(images.slice(i, i + BATCH), 'bench');
+      // Real mode: the s3rver and the test client share the process; Postgres and Redis are not counted.
+      rate(`http add (${mode})`, images.length, performance.now() - started, process.cpuUsage(cpuStart));
+    } finally {
+      await gateway.close();
+      for (const cleanup of cleanups) await cleanup();
     }
-    const seconds = (performance.now() - started) / 1000;
-    console.log(`${mode}: ${images.length} images of ${Math.round(side * 4 / 3)}x${side} in ${seconds.toFixed(1)} s = ${(images.length / seconds).toFixed(1)} images/s`);
-  } finally {
-    await gateway.close();
-    for (const cleanup of cleanups) await cleanup();
-  }
+  });
 }
 
 async function main(): Promise<void> {
   const images = await makeImages();
-  await run('embedded', images);
-  if (process.env.BENCH_DATABASE_URL && process.env.BENCH_REDIS_URL) await run('real', images);
-  else console.log('real: skipped (set BENCH_DATABASE_URL and BENCH_REDIS_URL)');
+  const source = photos ? `${images.length} files of ${photos}` : `${images.length} synthetic ${Math.round((side * 4) / 3)}x${side} JPEGs`;
+  console.log(`${source}; ${os.availableParallelism()} cores, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}; COMPUTE_THREADS=${process.env.COMPUTE_THREADS ?? 'default'}`);
+  if (only.has('processor')) await viaProcessor(images);
+  if (only.has('cli')) await viaCli(images);
+  if (only.has('http')) {
+    await viaHttp('embedded', images);
+    if (process.env.BENCH_DATABASE_URL && process.env.BENCH_REDIS_URL) await viaHttp('real', images);
+    else console.log('http add (real): skipped (set BENCH_DATABASE_URL and BENCH_REDIS_URL)');
+  }
 }
 
 main().catch((error) => {
