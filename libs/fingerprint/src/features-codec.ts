@@ -31,8 +31,9 @@ export function serializeFeatures(f: Features): Buffer {
 }
 
 /**
- * LFP1, every float32 as extracted (xy f32[2n], meta f32[4n], descriptors u8[32n] after the same header): for passing
- * a query between threads, where verification must see the numbers the query was extracted with.
+ * LFP1, every float32 as extracted (xy f32[2n], meta f32[4n], descriptors u8[32n] after the same header): the layout of
+ * rows written before LFP2. The services no longer write it (threads are handed Features objects, not bytes); it makes
+ * old rows for the tests that keep them readable, and exact copies where a quantised one would not do.
  */
 export function serializeFeaturesExact(f: Features): Buffer {
   return serializeWith(encodeExact, f);

@@ -113,6 +113,11 @@ describe('feature serialisation', () => {
     }
   });
 
+  it('gives the same bytes when features read back are stored again (a thread hands them on, a re-fingerprint)', () => {
+    const once = serializeFeatures(richFeatures);
+    expect(serializeFeatures(deserializeFeatures(once)).equals(once)).toBe(true);
+  });
+
   it('keeps angles near a full turn and coordinates on the image edge', () => {
     const edge: Features = {
       width: 640,
