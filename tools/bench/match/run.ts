@@ -20,6 +20,7 @@
  */
 import { createWorkerServices, JobKind, type WorkerServices, stagingKey, type ComparePayload, type IngestPayload, type SearchPayload, type SearchResult, type CompareResult, type IngestResult } from '@loupe/jobs';
 import { loadConfig, openInfrastructure, type Infrastructure } from '@loupe/runtime';
+import { decodeWords, encodeWords } from '@loupe/storage';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -277,9 +278,8 @@ async function addDistractorRows(b: Bench, count: number, startAt: number, rnd: 
       WHERE i.account_id = $1 AND i.service = $2 AND i.ingest_token IS NOT NULL ORDER BY i.id`,
     [b.accountId, SERVICE],
   );
-  const toWords = (buf: Buffer) => new Uint32Array(Uint8Array.from(buf).buffer);
   const all: number[] = [];
-  for (const r of pool) for (const w of toWords(r.words)) all.push(w);
+  for (const r of pool) for (const w of decodeWords(r.words)) all.push(w);
   const bases = pool.filter((r) => r.filepath.startsWith(SYNTHETIC_PREFIX));
   const started = performance.now();
   for (let done = 0; done < count; ) {
@@ -287,8 +287,8 @@ async function addDistractorRows(b: Bench, count: number, startAt: number, rnd: 
     const numbers = Array.from({ length: n }, (_, k) => startAt + done + k);
     const chosen = numbers.map((i) => bases[i % bases.length]);
     const hex = chosen.map((base) => {
-      const words = toWords(base.words).map((w) => (rnd() < DISTRACTOR_RESAMPLE ? all[Math.floor(rnd() * all.length)] : w));
-      return Buffer.from(words.buffer).toString('hex');
+      const words = decodeWords(base.words).map((w) => (rnd() < DISTRACTOR_RESAMPLE ? all[Math.floor(rnd() * all.length)] : w));
+      return encodeWords(words).toString('hex');
     });
     await b.infra.images.transaction(async (tx) => {
       const { rows: inserted } = await tx.query<{ id: number; n: number }>(
