@@ -1,13 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '../db';
-import { migrate } from '../migrate';
-import { MIGRATIONS } from '../migrations';
-import { openDatabase } from '../open-database';
-import { createTestDatabase } from '../testing';
+import { describe, expect, it } from 'vitest';
 import { AccountRepository } from './accounts.repository';
 import { decodeWords, encodeWords, MatchIndexRepository } from './match-index.repository';
-
-const baseUrl = process.env.TEST_DATABASE_URL;
+import { TEST_DATABASES, unavailable, useMigratedDatabase } from './test-databases';
 
 /** Stored buffers are not guaranteed to be aligned: read them at an odd offset. */
 const atOddOffset = (buf: Buffer): Buffer => Buffer.concat([Buffer.from([0]), buf]).subarray(1);
@@ -40,30 +34,11 @@ describe('stored visual words', () => {
     expect(() => decodeWords(Buffer.from([1, 0, 0, 0, 2, 0]))).toThrow(/Not stored visual words/);
   });
 
-  describe.each([
-    ['PGlite', undefined],
-    ['Postgres', baseUrl],
-  ] as const)('in the database (%s)', (label, url) => {
-    const skip = label === 'Postgres' && !url;
-    let db: Db;
-    let dropDatabase: (() => Promise<void>) | undefined;
-    beforeAll(async () => {
-      if (skip) return;
-      if (url) {
-        const testDb = await createTestDatabase(url);
-        dropDatabase = testDb.drop;
-        db = await openDatabase({ url: testDb.url, poolSize: 2 });
-      } else {
-        db = await openDatabase({});
-      }
-      await migrate(db, MIGRATIONS);
-    });
-    afterAll(async () => {
-      await db?.close();
-      await dropDatabase?.();
-    });
+  describe.each(TEST_DATABASES)('in the database (%s)', (label, url) => {
+    const database = useMigratedDatabase(label, url);
 
-    it.skipIf(skip)('come back from image_words as they went in, next to rows of the old layout', async () => {
+    it.skipIf(unavailable(label, url))('come back from image_words as they went in, next to rows of the old layout', async () => {
+      const db = database();
       const account = await new AccountRepository(db).ensure('words');
       const ref = { accountId: account.id, service: 'search' };
       const pks: number[] = [];

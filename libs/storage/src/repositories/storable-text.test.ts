@@ -1,41 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Db } from '../db';
-import { migrate } from '../migrate';
-import { MIGRATIONS } from '../migrations';
-import { openDatabase } from '../open-database';
-import { createTestDatabase } from '../testing';
+import { describe, expect, it } from 'vitest';
 import { AccountRepository } from './accounts.repository';
 import { PublicApiRepository } from './public-index-api.repository';
-
-const baseUrl = process.env.TEST_DATABASE_URL;
+import { TEST_DATABASES, unavailable, useMigratedDatabase } from './test-databases';
 
 // Postgres answers a NUL in a text parameter with an error; a lookup of a name or key that holds one finds nothing.
-describe.each([
-  ['PGlite', undefined],
-  ['Postgres', baseUrl],
-] as const)('lookups of names and keys holding a NUL character (%s)', (label, url) => {
-  const skip = label === 'Postgres' && !url;
-  let db: Db;
-  let dropDatabase: (() => Promise<void>) | undefined;
-  beforeAll(async () => {
-    if (skip) return;
-    if (url) {
-      const testDb = await createTestDatabase(url);
-      dropDatabase = testDb.drop;
-      db = await openDatabase({ url: testDb.url, poolSize: 2 });
-    } else {
-      db = await openDatabase({});
-    }
-    await migrate(db, MIGRATIONS);
-  });
-  afterAll(async () => {
-    await db?.close();
-    await dropDatabase?.();
-  });
+describe.each(TEST_DATABASES)('lookups of names and keys holding a NUL character (%s)', (label, url) => {
+  const database = useMigratedDatabase(label, url);
 
-  it.skipIf(skip)('find no account, user or API key instead of failing', async () => {
-    const accounts = new AccountRepository(db);
-    const keys = new PublicApiRepository(db);
+  it.skipIf(unavailable(label, url))('find no account, user or API key instead of failing', async () => {
+    const accounts = new AccountRepository(database());
+    const keys = new PublicApiRepository(database());
     const account = await accounts.ensure('acme');
     await accounts.upsertUser(account.id, 'ann', 'hash');
     await keys.upsertKey(account.id, 'public-key', 'private-key');
