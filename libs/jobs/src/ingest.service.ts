@@ -88,7 +88,11 @@ export class IngestService {
     const ref: CollectionRef = { accountId: payload.account_id, service: payload.service };
     const result: IngestResult = { errors: [], added: [], time_resize: 0, time_add: 0, stage_times: {} };
     const seen = new Set<string>();
-    const entries = payload.items.map((item) => ({ item, repeated: seen.has(item.filepath) || !seen.add(item.filepath) }));
+    const entries = payload.items.map((item) => {
+      const repeated = seen.has(item.filepath);
+      seen.add(item.filepath);
+      return { item, repeated };
+    });
     const turn = this.takeCommitTurn(ref.accountId);
     try {
       await prepareConcurrentlyConsumeInOrder(

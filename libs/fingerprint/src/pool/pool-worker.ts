@@ -7,8 +7,6 @@ export interface TaskRequest {
   module: string;
   name: string;
   input: unknown;
-  /** Buffers of `input` moved to the thread rather than copied; not sent itself. */
-  transfer?: ArrayBuffer[];
 }
 
 export type TaskResponse = { id: number; output: unknown } | { id: number; error: string };

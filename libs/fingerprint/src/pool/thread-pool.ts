@@ -54,11 +54,11 @@ export class ThreadPool {
     for (let i = 0; i < size; i++) this.threads.push(this.spawn());
   }
 
-  /** Runs `task` on the next free thread; `transfer` lists buffers of `input` handed over instead of copied. */
-  run<I, O>(task: ThreadTask<I, O>, input: I, transfer: ArrayBuffer[] = []): Promise<O> {
+  /** Runs `task` on the next free thread. */
+  run<I, O>(task: ThreadTask<I, O>, input: I): Promise<O> {
     if (this.closed) return Promise.reject(new Error('The thread pool is closed.'));
     return new Promise<O>((resolve, reject) => {
-      const request: TaskRequest = { id: this.nextId++, module: task.module, name: task.name, input, transfer };
+      const request: TaskRequest = { id: this.nextId++, module: task.module, name: task.name, input };
       this.queue.push({ request, resolve: resolve as (output: unknown) => void, reject });
       this.dispatch();
     });
@@ -107,9 +107,8 @@ export class ThreadPool {
       const job = this.queue.shift()!;
       thread.job = job;
       thread.worker.ref();
-      const { transfer, ...request } = job.request;
       try {
-        thread.worker.postMessage(request, transfer);
+        thread.worker.postMessage(job.request);
       } catch (error) {
         // Input that cannot be cloned (a function, a class instance with private state) is the caller's mistake.
         thread.job = null;
