@@ -75,7 +75,7 @@ describe('a crash during an add leaves whole images or none (embedded: the whole
     } finally {
       await killHard(second.child);
     }
-  });
+  }, 180_000);
 });
 
 const real = MODES.find((m) => m.name === 'real')!;

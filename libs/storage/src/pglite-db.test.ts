@@ -33,6 +33,16 @@ describe('PGlite in memory', () => {
     expect(rows[0]?.payload).toEqual(payload);
   });
 
+  it('stores bytea parameters byte for byte: a Buffer, a view into a larger buffer, a plain Uint8Array, and refuses other values', async () => {
+    const backing = Buffer.from(Array.from({ length: 300 }, (_, i) => (i * 37) % 256));
+    const values = [backing, backing.subarray(3, 260), new Uint8Array([0, 255, 16, 1]), Buffer.alloc(0)];
+    for (const value of values) {
+      const { rows } = await db.query<{ payload: Buffer }>("INSERT INTO events (label, payload) VALUES ('bytes', $1) RETURNING payload", [value]);
+      expect(rows[0].payload.equals(Buffer.from(value))).toBe(true);
+    }
+    await expect(db.query("INSERT INTO events (label, payload) VALUES ('bytes', $1)", [[1, 2, 3]])).rejects.toThrow(/Invalid input for bytea/);
+  });
+
   it('runs several statements without params and returns the last result', async () => {
     const result = await db.query("CREATE TEMP TABLE t (v int); INSERT INTO t VALUES (1), (2); SELECT sum(v) AS s FROM t");
     expect(result.rows).toEqual([{ s: 3 }]);
