@@ -1,3 +1,4 @@
+import type { SectionReader } from './inverted-index';
 import type { GrayImage } from './types';
 
 /**
@@ -96,14 +97,14 @@ export class GlobalHashIndex {
   }
 
   /** Rebuilds an index from `toSections`' output, read back in order by `read(byteLength)`. */
-  static async fromSections(read: (byteLength: number) => Promise<Uint8Array>): Promise<GlobalHashIndex> {
-    const header = new Uint32Array(Uint8Array.from(await read(8)).buffer);
+  static async fromSections(read: SectionReader): Promise<GlobalHashIndex> {
+    const header = new Uint32Array((await read(8)).buffer);
     if (header[0] !== SNAPSHOT_MAGIC) throw new Error('Not a global hash index snapshot');
     const n = header[1];
     const index = new GlobalHashIndex();
-    index.keys = Array.from(new Float64Array(Uint8Array.from(await read(n * 8)).buffer));
-    index.high = new Uint32Array(Uint8Array.from(await read(n * 4)).buffer);
-    index.low = new Uint32Array(Uint8Array.from(await read(n * 4)).buffer);
+    index.keys = Array.from(new Float64Array((await read(n * 8)).buffer));
+    index.high = new Uint32Array((await read(n * 4)).buffer);
+    index.low = new Uint32Array((await read(n * 4)).buffer);
     index.keys.forEach((key, slot) => index.slotOf.set(key, slot));
     return index;
   }

@@ -174,7 +174,7 @@ describe('inverted index', () => {
     const sections = index.toSections();
     const bytes = Buffer.concat(sections);
     let at = 0;
-    const restored = await InvertedIndex.fromSections(async (n) => bytes.subarray(at, (at += n)));
+    const restored = await InvertedIndex.fromSections(async (n) => Uint8Array.from(bytes.subarray(at, (at += n))));
     expect(at).toBe(bytes.length);
     expect(restored.size).toBe(images.size);
     for (const key of [700, 7 * 1500, 7 * 2999]) expect(restored.candidates(images.get(key)!, 20)).toEqual(index.candidates(images.get(key)!, 20));

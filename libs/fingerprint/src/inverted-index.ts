@@ -189,22 +189,22 @@ export class InvertedIndex {
     return sections;
   }
 
-  /** Rebuilds an index from `toSections`' output, read back in order by `read(byteLength)`. */
-  static async fromSections(read: (byteLength: number) => Promise<Uint8Array>): Promise<InvertedIndex> {
-    const header = new Uint32Array(copyAligned(await read(12)).buffer);
+  /** Rebuilds an index from `toSections`' output, read back in order; the buffers read become the index's arrays. */
+  static async fromSections(read: SectionReader): Promise<InvertedIndex> {
+    const header = new Uint32Array((await read(12)).buffer);
     if (header[0] !== SNAPSHOT_MAGIC) throw new Error('Not an inverted index snapshot');
     const [, slots, words] = header;
     const index = new InvertedIndex();
-    index.keyOfSlot = new Float64Array(copyAligned(await read(slots * 8)).buffer);
-    index.normOfSlot = new Float64Array(copyAligned(await read(slots * 8)).buffer);
+    index.keyOfSlot = new Float64Array((await read(slots * 8)).buffer);
+    index.normOfSlot = new Float64Array((await read(slots * 8)).buffer);
     index.dead = new Uint8Array(slots);
     index.slots = slots;
     for (let slot = 0; slot < slots; slot++) index.slotOfKey.set(index.keyOfSlot[slot], slot);
-    const directory = new Uint32Array(copyAligned(await read(words * 16)).buffer);
+    const directory = new Uint32Array((await read(words * 16)).buffer);
     for (let w = 0; w < words; w++) {
       const [word, count, gapBytes, lastSlot] = directory.subarray(4 * w, 4 * w + 4);
-      const gaps = Uint8Array.from(await read(gapBytes));
-      const tf = Uint8Array.from(await read(count));
+      const gaps = await read(gapBytes);
+      const tf = await read(count);
       index.postings.set(word, { gaps, gapBytes, tf, count, lastSlot });
     }
     return index;
@@ -219,6 +219,12 @@ export class InvertedIndex {
     appendPosting(p, slot, tf);
   }
 }
+
+/**
+ * Reads the next `byteLength` bytes of a snapshot into a buffer of their own that starts at its offset 0, so typed
+ * views of 4 and 8 bytes can be laid over it: what it returns is kept as it is, never copied again.
+ */
+export type SectionReader = (byteLength: number) => Promise<Uint8Array>;
 
 /** "LII1": Loupe Inverted Index, snapshot layout 1. */
 const SNAPSHOT_MAGIC = 0x3149494c;
@@ -252,11 +258,6 @@ function grown<T extends Uint8Array | Float64Array>(array: T, length: number): T
 
 function asBytes(array: Uint32Array | Float64Array): Uint8Array {
   return new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
-}
-
-/** A copy in a fresh buffer: file reads may land at offsets that typed views of 4 or 8 bytes cannot start at. */
-function copyAligned(bytes: Uint8Array): Uint8Array {
-  return Uint8Array.from(bytes);
 }
 
 /** Occurrences of each word in a word list. */

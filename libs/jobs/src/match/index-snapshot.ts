@@ -1,4 +1,4 @@
-import { GlobalHashIndex, InvertedIndex } from '@loupe/fingerprint';
+import { GlobalHashIndex, InvertedIndex, type SectionReader } from '@loupe/fingerprint';
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
@@ -56,8 +56,9 @@ export class IndexSnapshots {
     if (!handle) return null;
     try {
       let position = 0;
-      const read = async (byteLength: number): Promise<Uint8Array> => {
-        const buffer = Buffer.allocUnsafe(byteLength);
+      // A buffer of its own per read (never Buffer's shared pool): the index keeps it, and typed views start at 0.
+      const read: SectionReader = async (byteLength) => {
+        const buffer = new Uint8Array(byteLength);
         for (let done = 0; done < byteLength; ) {
           const { bytesRead } = await handle.read(buffer, done, byteLength - done, position + done);
           if (bytesRead === 0) throw new Error('The index snapshot ends early');
@@ -66,8 +67,8 @@ export class IndexSnapshots {
         position += byteLength;
         return buffer;
       };
-      const headerLength = Buffer.from(await read(4)).readUInt32LE(0);
-      const header = JSON.parse(Buffer.from(await read(headerLength)).toString('utf8')) as SnapshotIdentity & { layout: number; seq: number; paths: number };
+      const headerLength = new DataView((await read(4)).buffer).getUint32(0, true);
+      const header = JSON.parse(Buffer.from((await read(headerLength)).buffer).toString('utf8')) as SnapshotIdentity & { layout: number; seq: number; paths: number };
       if (
         header.layout !== LAYOUT || header.databaseIdentity !== identity.databaseIdentity || header.vocabularyId !== identity.vocabularyId ||
         header.accountId !== identity.accountId || header.service !== identity.service
@@ -79,9 +80,9 @@ export class IndexSnapshots {
       const paths = new Map<number, string>();
       for (let left = header.paths; left > 0; left -= PATHS_PER_GROUP) {
         const count = Math.min(PATHS_PER_GROUP, left);
-        const keys = new Float64Array(Uint8Array.from(await read(count * 8)).buffer);
-        const lengths = new Uint32Array(Uint8Array.from(await read(count * 4)).buffer);
-        const text = Buffer.from(await read(lengths.reduce((sum, n) => sum + n, 0)));
+        const keys = new Float64Array((await read(count * 8)).buffer);
+        const lengths = new Uint32Array((await read(count * 4)).buffer);
+        const text = Buffer.from((await read(lengths.reduce((sum, n) => sum + n, 0))).buffer);
         let at = 0;
         keys.forEach((key, i) => {
           paths.set(key, text.toString('utf8', at, at + lengths[i]));
