@@ -79,7 +79,9 @@ export class ThreadPool {
   }
 
   private spawn(): PoolThread {
-    const worker = new Worker(path.join(__dirname, 'worker-boot.cjs'), { workerData: { entry: path.join(__dirname, 'pool-worker.ts') } });
+    // pool-worker.ts from the sources (tsx, vitest), pool-worker.js from the compiled build (dist/).
+    const entry = path.join(__dirname, `pool-worker${path.extname(__filename)}`);
+    const worker = new Worker(path.join(__dirname, 'worker-boot.cjs'), { workerData: { entry } });
     const thread: PoolThread = { worker, job: null };
     worker.on('message', (response: TaskResponse) => this.settle(thread, response));
     worker.on('error', (error) => (thread.failure = error));

@@ -1,0 +1,81 @@
+// The second half of `npm run build` (the first is `tsc -b tsconfig.build.json`, which compiles every project's
+// TypeScript into dist/<project>/ with the repository's own tree: dist/libs/fingerprint/src/index.js ...).
+//
+// This script puts beside the compiled JavaScript what tsc does not emit, so that code which finds files relative to
+// its own module (__dirname) finds them from dist/ exactly as it does from the sources:
+//   - the non-TypeScript files under each project's src/ (the console's static files, the pool's worker-boot.cjs) and
+//     its data/ folder (the fingerprint vocabulary; the OCR dictionaries, which tsc also emits as imported JSON);
+//   - a package.json per lib whose `main` is the compiled barrel (src/index.js), and dist/node_modules/@loupe/<lib>
+//     linking to it, so that `require('@loupe/<lib>')` from dist/apps/... resolves to compiled JavaScript (Node looks in
+//     dist/node_modules before the repository's node_modules, whose @loupe links point at the TypeScript sources that
+//     vitest, tsx and tsc keep using).
+//
+// Usage: node tools/build/assets.mjs [project-root ...]   (default: every project under apps/ and libs/)
+// Copies only files whose size or modification time changed, so a run on an up-to-date dist/ costs milliseconds.
+import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const DIST = path.join(ROOT, 'dist');
+
+/** Test sources and test helpers never reach dist/ (tsconfig.build.json leaves them out too). */
+const skipped = (name) => name === 'node_modules' || name === 'testing' || /\.test\.[cm]?[jt]s$/.test(name) || /\.ts$/.test(name);
+
+function copyTree(from, to) {
+  if (!existsSync(from)) return 0;
+  let copied = 0;
+  for (const entry of readdirSync(from, { withFileTypes: true })) {
+    if (skipped(entry.name)) continue;
+    const source = path.join(from, entry.name);
+    const target = path.join(to, entry.name);
+    if (entry.isDirectory()) {
+      copied += copyTree(source, target);
+      continue;
+    }
+    const s = statSync(source);
+    const t = existsSync(target) ? statSync(target) : null;
+    if (t && t.size === s.size && t.mtimeMs >= s.mtimeMs) continue;
+    mkdirSync(to, { recursive: true });
+    copyFileSync(source, target);
+    copied++;
+  }
+  return copied;
+}
+
+function writeIfChanged(file, text) {
+  if (existsSync(file) && readFileSync(file, 'utf8') === text) return;
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, text);
+}
+
+function linkIfMissing(link, target) {
+  try {
+    if (readlinkSync(link) === target) return;
+    rmSync(link, { force: true, recursive: true });
+  } catch {
+    // no link yet
+  }
+  mkdirSync(path.dirname(link), { recursive: true });
+  symlinkSync(target, link, 'dir');
+}
+
+const projects = process.argv.slice(2).length
+  ? process.argv.slice(2).map((p) => p.replace(/\/+$/, ''))
+  : ['apps', 'libs'].flatMap((kind) => readdirSync(path.join(ROOT, kind)).map((name) => `${kind}/${name}`));
+
+let copied = 0;
+for (const project of projects) {
+  const source = path.join(ROOT, project);
+  if (!existsSync(path.join(source, 'tsconfig.build.json'))) continue;
+  const out = path.join(DIST, project);
+  copied += copyTree(path.join(source, 'src'), path.join(out, 'src'));
+  copied += copyTree(path.join(source, 'data'), path.join(out, 'data'));
+  if (project.startsWith('libs/')) {
+    const manifest = JSON.parse(readFileSync(path.join(source, 'package.json'), 'utf8'));
+    const compiled = { name: manifest.name, version: manifest.version, private: true, main: 'src/index.js', types: 'src/index.d.ts' };
+    writeIfChanged(path.join(out, 'package.json'), `${JSON.stringify(compiled, null, 2)}\n`);
+    // dist/node_modules/@loupe/<lib> -> ../../libs/<lib>: relative, so dist/ can be copied as a whole (Docker).
+    linkIfMissing(path.join(DIST, 'node_modules', manifest.name), path.relative(path.join(DIST, 'node_modules', path.dirname(manifest.name)), out));
+  }
+}
+if (copied) console.error(`build: ${copied} asset file(s) copied into dist/`);
