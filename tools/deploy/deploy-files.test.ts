@@ -318,22 +318,36 @@ describe.each(APPS)('apps/%s/Dockerfile', (app) => {
   const finalStage = Math.max(...steps.map((s) => s.stage));
   const final = steps.filter((s) => s.stage === finalStage);
 
-  it('is multi-stage, every stage on node:20-bookworm-slim', () => {
+  it('is multi-stage, every stage on the current Node LTS (node:24-bookworm-slim)', () => {
     const arg = steps.find((s) => s.instruction === 'ARG' && s.args.startsWith('NODE_IMAGE='));
-    expect(arg?.args).toBe('NODE_IMAGE=node:20-bookworm-slim');
+    expect(arg?.args).toBe('NODE_IMAGE=node:24-bookworm-slim');
     const froms = steps.filter((s) => s.instruction === 'FROM');
     expect(froms.length).toBeGreaterThanOrEqual(2);
     for (const from of froms) expect(from.args).toMatch(/^\$\{NODE_IMAGE\} AS \w+$/);
   });
 
-  it('installs production dependencies only, from the lockfile, tsx among them', () => {
-    const runs = steps.filter((s) => s.instruction === 'RUN').map((s) => s.args).join('\n');
-    expect(runs).toMatch(/npm install --omit=dev/);
-    expect(runs).not.toMatch(/npm (ci|install)(?! --omit=dev)/);
+  const stageNamed = (name: string) => steps.find((s) => s.instruction === 'FROM' && s.args.endsWith(` AS ${name}`))?.stage;
+  const runsOf = (stage: number | undefined) => steps.filter((s) => s.stage === stage && s.instruction === 'RUN').map((s) => s.args).join('\n');
+
+  it('compiles in a build stage and ships production dependencies only, from the lockfile', () => {
+    // The build stage installs everything (TypeScript is a dev dependency) and runs the README's build command.
+    const build = stageNamed('build');
+    expect(build).toBeDefined();
+    expect(runsOf(build)).toMatch(/npm install --include=dev/);
+    expect(runsOf(build)).toMatch(/npm run build/);
+    // The runtime's node_modules come from a stage that installed production dependencies only.
+    const deps = stageNamed('deps');
+    expect(runsOf(deps)).toMatch(/npm install --omit=dev/);
+    expect(runsOf(deps)).not.toMatch(/npm (ci|install)(?! --omit=dev)/);
     const manifest = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
-    expect(manifest.dependencies.tsx, 'tsx runs the apps, so it must be a production dependency').toBeDefined();
+    expect(manifest.dependencies.tsx, 'the images run compiled JavaScript: tsx is a dev dependency').toBeUndefined();
+    expect(manifest.dependencies.typescript).toBeUndefined();
     const copies = final.filter((s) => s.instruction === 'COPY').map((s) => s.args);
     expect(copies).toContain('--from=deps /app/node_modules ./node_modules');
+    for (const dir of ['dist/node_modules', 'dist/libs', `dist/apps/${app}`]) expect(copies).toContain(`--from=build /app/${dir} ./${dir}`);
+    // The final stage installs and compiles nothing, and carries no TypeScript sources.
+    expect(final.filter((s) => s.instruction === 'RUN').map((s) => s.args).join('\n')).not.toMatch(/npm|tsc/);
+    for (const copy of copies) expect(copy).not.toMatch(/(^| )(\.\/)?(libs|apps)(\/|$| )/);
   });
 
   it('runs as the non-root node user (uid 1000, as the Kubernetes manifests expect) with a HEALTHCHECK', () => {
@@ -342,9 +356,12 @@ describe.each(APPS)('apps/%s/Dockerfile', (app) => {
     expect(healthcheck?.args).toContain(`CMD ["node", "${HEALTHCHECK_SCRIPT}", ${app === 'gateway' ? `"http", "${LIVE_PATH}"` : '"redis"'}]`);
   });
 
-  it('starts the app the documented way', () => {
+  it('starts the compiled app, as npm start / npm run start:worker do', () => {
     const cmd = final.find((s) => s.instruction === 'CMD')?.args;
-    expect(cmd).toBe(`["node", "--import", "tsx", "apps/${app}/src/main.ts"]`);
+    const entry = `dist/apps/${app}/src/main.js`;
+    expect(cmd).toBe(`["node", "${entry}"]`);
+    const manifest = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+    expect(manifest.scripts[app === 'gateway' ? 'start' : 'start:worker']).toBe(`node ${entry}`);
   });
 
   it('sets only variables the app reads, and exposes PORT only for the gateway', () => {
@@ -380,9 +397,16 @@ describe('.dockerignore', () => {
     for (const file of [
       'package.json',
       'package-lock.json',
-      'tsconfig.json',
       'tsconfig.base.json',
+      'tsconfig.build.json',
+      'tsconfig.build.base.json',
+      'apps/gateway/tsconfig.build.json',
+      'libs/fingerprint/tsconfig.build.json',
+      'tools/build/assets.mjs',
       'apps/gateway/src/main.ts',
+      'apps/gateway/src/console/static/index.html',
+      'libs/fingerprint/src/pool/worker-boot.cjs',
+      'libs/ocr/data/countries.json',
       'apps/worker/src/main.ts',
       'libs/runtime/src/config.ts',
       'libs/fingerprint/data/vocabulary.bin',
@@ -402,6 +426,10 @@ describe('.dockerignore', () => {
       '.git/HEAD',
       'infra/k8s/secret.yaml',
       'libs/runtime/src/config.test.ts',
+      // A local build: the image compiles its own dist/ from the sources.
+      'dist/apps/gateway/src/main.js',
+      'libs/fingerprint/dist/index.js',
+      'tools/bench/match/run.ts',
     ]) {
       expect(dockerignoreKeeps(dockerignore, file), file).toBe(false);
     }
