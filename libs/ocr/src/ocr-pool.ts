@@ -2,7 +2,10 @@ import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import sharp from 'sharp';
 import { createWorker, OEM, type Worker, type Page } from 'tesseract.js';
+import { unionBox } from './box';
+import type { GreyImage } from './grey';
 import { DEFAULT_PREPARE, prepareForOcr, type PrepareOptions } from './ocr-prepare';
+import { bandMosaic, findTextBands, mosaicToSource, type TextBand } from './text-bands';
 import type { OcrLine, PixelBox, RgbImage } from './types';
 
 export interface OcrPool {
@@ -37,25 +40,62 @@ const ASSUMED_DPI = 300;
 /** Tesseract reports words with no letters or digits for specks and rules of the label's frame. */
 const HAS_TEXT = /[\p{L}\p{N}]/u;
 
-function toLines(page: Page, toOriginal: (b: PixelBox) => PixelBox): OcrLine[] {
+/** Lines of a tesseract page; `map` takes its boxes to the caller's pixels (null: the word is dropped). */
+function toLines(page: Page, map: (b: PixelBox) => PixelBox | null): OcrLine[] {
   const lines: OcrLine[] = [];
   for (const block of page.blocks ?? []) {
     for (const paragraph of block.paragraphs) {
       for (const line of paragraph.lines) {
         const words = line.words
           .filter((w) => HAS_TEXT.test(w.text))
-          .map((w) => ({ text: w.text, confidence: w.confidence, box: toOriginal(w.bbox) }));
+          .flatMap((w) => {
+            const box = map(w.bbox);
+            return box ? [{ text: w.text, confidence: w.confidence, box }] : [];
+          });
         if (words.length === 0) continue;
         lines.push({
           text: words.map((w) => w.text).join(' '),
           confidence: line.confidence,
-          box: toOriginal(line.bbox),
+          box: unionBox(words.map((w) => w.box)),
           words,
         });
       }
     }
   }
-  return lines.sort((a, b) => a.box.y0 - b.box.y0 || a.box.x0 - b.box.x0);
+  return lines;
+}
+
+/** A first-pass line stands for a band when it read real text (this confident, this many characters)... */
+const COVER_CONFIDENCE = 70;
+const COVER_MIN_CHARS = 3;
+/** ...spans most of the band's height... */
+const COVER_HEIGHT_SHARE = 0.6;
+/** ...and reaches its ink at both ends, within this share of the band's height (a lost first capital is not). */
+const COVER_END_SLACK = 0.5;
+
+function covers(line: OcrLine, band: TextBand): boolean {
+  const b = band.box;
+  const h = b.y1 - b.y0;
+  const overlap = Math.min(line.box.y1, b.y1) - Math.max(line.box.y0, b.y0);
+  return (
+    line.confidence >= COVER_CONFIDENCE &&
+    line.text.replace(/[^\p{L}\p{N}]/gu, '').length >= COVER_MIN_CHARS &&
+    overlap >= COVER_HEIGHT_SHARE * h &&
+    line.box.y1 - line.box.y0 >= COVER_HEIGHT_SHARE * h &&
+    line.box.x0 <= b.x0 + COVER_END_SLACK * h &&
+    line.box.x1 >= b.x1 - COVER_END_SLACK * h
+  );
+}
+
+/** Letters and digits read, each weighted by the confidence of its word. */
+function weight(lines: OcrLine[]): number {
+  return lines.reduce((sum, l) => sum + l.words.reduce((s, w) => s + (w.text.replace(/[^\p{L}\p{N}]/gu, '').length * w.confidence) / 100, 0), 0);
+}
+
+/** A first-pass line is replaced by a band's second reading when most of it lies in that band. */
+function within(line: OcrLine, band: TextBand): boolean {
+  const overlap = Math.min(line.box.y1, band.box.y1) - Math.max(line.box.y0, band.box.y0);
+  return overlap >= 0.5 * (line.box.y1 - line.box.y0);
 }
 
 /**
@@ -86,6 +126,21 @@ export async function createOcrPool(opts: OcrPoolOptions = {}): Promise<OcrPool>
     else idle.push(w);
   };
 
+  const read = async (grey: GreyImage): Promise<Page> => {
+    const png = await sharp(Buffer.from(grey.data.buffer, grey.data.byteOffset, grey.data.length), {
+      raw: { width: grey.width, height: grey.height, channels: 1 },
+    })
+      .png({ compressionLevel: 1 })
+      .toBuffer();
+    const worker = await acquire();
+    try {
+      if (closed) throw new OcrPoolClosedError();
+      return (await worker.recognize(png, {}, { blocks: true, text: false })).data;
+    } finally {
+      release(worker);
+    }
+  };
+
   return {
     size,
     async recognize(img, region) {
@@ -93,19 +148,23 @@ export async function createOcrPool(opts: OcrPoolOptions = {}): Promise<OcrPool>
       const prepared = prepareForOcr(img, region, prepare);
       const { grey } = prepared;
       if (grey.width === 0 || grey.height === 0) return [];
-      const png = await sharp(Buffer.from(grey.data.buffer, grey.data.byteOffset, grey.data.length), {
-        raw: { width: grey.width, height: grey.height, channels: 1 },
-      })
-        .png({ compressionLevel: 1 })
-        .toBuffer();
-      const worker = await acquire();
-      try {
-        if (closed) throw new OcrPoolClosedError();
-        const { data } = await worker.recognize(png, {}, { blocks: true, text: false });
-        return toLines(data, prepared.toOriginal);
-      } finally {
-        release(worker);
+      const first = toLines(await read(grey), (b) => b);
+      // Second reading: the bands the first one missed or garbled, each at tesseract's size and polarity.
+      const missed = findTextBands(grey).filter((band) => !first.some((line) => covers(line, band)));
+      let lines = first;
+      if (missed.length > 0) {
+        const mosaic = bandMosaic(grey, missed);
+        const second = toLines(await read(mosaic.image), (b) => mosaicToSource(mosaic, b));
+        // Per band, the reading with more confident text wins: a band the first reading got right stays as it was.
+        const better = missed.filter((band) => weight(second.filter((l) => within(l, band))) > weight(first.filter((l) => within(l, band))));
+        lines = [
+          ...first.filter((line) => !better.some((band) => within(line, band))),
+          ...second.filter((line) => better.some((band) => within(line, band))),
+        ];
       }
+      return lines
+        .map((line) => ({ ...line, box: prepared.toOriginal(line.box), words: line.words.map((w) => ({ ...w, box: prepared.toOriginal(w.box) })) }))
+        .sort((a, b) => a.box.y0 - b.box.y0 || a.box.x0 - b.box.x0);
     },
     async close() {
       if (closed) return;

@@ -7,7 +7,26 @@ import { normalizeToken } from './normalize';
 import { createOcrPool, type OcrPool } from './ocr-pool';
 import { labelSvg, LABEL_LINES, renderBottleScene, renderLabel, toRgbImage } from './testing/label-fixtures';
 
-/** Real tesseract runs: three recognitions in all, because each costs 0.2-0.6 s. */
+/** A 700×900 label as wineries print it: the vintage large, in DejaVu (present wherever the tests run). */
+function printedLabel(paper: string, ink: string, vintageSize: number): string {
+  const lines = [
+    { text: 'CHATEAU RIVEL', size: 64 },
+    { text: 'Pauillac', size: 40 },
+    { text: '2015', size: vintageSize },
+    { text: 'Merlot', size: 44 },
+    { text: 'Product of France', size: 26 },
+  ];
+  const gap = (900 - 140 - lines.reduce((s, l) => s + l.size, 0)) / (lines.length + 1);
+  let y = 70 + gap;
+  const texts = lines.map((l) => {
+    const t = `<text x="350" y="${Math.round(y + l.size * 0.8)}" font-family="DejaVu Serif" font-size="${l.size}" font-weight="bold" text-anchor="middle" fill="${ink}">${l.text}</text>`;
+    y += l.size + gap;
+    return t;
+  });
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="700" height="900"><rect width="100%" height="100%" fill="${paper}"/>${texts.join('')}</svg>`;
+}
+
+/** Real tesseract runs: one or two recognitions per test, because each costs 0.2-0.6 s. */
 describe('OCR of rendered wine labels', () => {
   let pool: OcrPool;
   beforeAll(async () => {
@@ -62,5 +81,19 @@ describe('OCR of rendered wine labels', () => {
       expect(l.box.x0).toBeGreaterThanOrEqual(labelBox.x0);
       expect(l.box.y0).toBeGreaterThanOrEqual(labelBox.y0);
     }
+  });
+
+  it.each([
+    ['dark on cream', '#f4ecd8', '#2b1d12'],
+    ['cream on dark stock', '#14233a', '#f1e6c8'],
+  ])('reads a vintage printed 140 px high and a capital-led producer line (%s)', async (_name, paper, ink) => {
+    const img = await toRgbImage(sharp(Buffer.from(printedLabel(paper, ink, 140))).rotate(2, { background: paper }));
+    const lines = await pool.recognize(img);
+    const meta = parseWineMetadata(lines, img);
+    expect(meta).toMatchObject({ vintage_year: 2015, region_name: 'Pauillac', variety_type: 'Merlot', country_name: 'France' });
+    expect(lines.map((l) => l.text)).toContain('CHATEAU RIVEL');
+    // The year's box is the big print's, in the label's pixels.
+    const year = lines.find((l) => l.text.includes('2015'))!;
+    expect(year.box.y1 - year.box.y0).toBeGreaterThan(80);
   });
 });

@@ -7,14 +7,22 @@
  * dictionaries), put on a bottle and photographed: cylinder wrap, perspective, glare, blur, JPEG (wine-photos.ts).
  * The collection holds the flat labels; queries are photos of some of them.
  *
- *   npx tsx tools/bench/wine/run.ts [--labels N] [--queries N] [--seed N]
+ *   npx tsx tools/bench/wine/run.ts [--labels N] [--queries N] [--seed N] [--printed] [--no-search]
+ *
+ * --printed (issue 17): the labels as wineries print them (printed-labels.ts: 20 faces of Debian's font packages,
+ * half of them held out from tuning, text 20-160 px on a 700×900 label, a quarter light on dark stock), photographed
+ * flat on a dark backdrop (rotated ±4°, JPEG 70-90) or on a bottle (cylinder, perspective, glare, blur); the variety
+ * is printed under any of its names (synonyms accepted); every field is reported per category.
  *   Quick (~2 min on 2 cores): --labels 120 --queries 40 (the default)
  *   Full (~17 min on 2 cores under load): --labels 1000 --queries 200
  */
 import { createWorkerServices, JobKind, stagingKey, WINE_PREFERRED_SIDE, type IngestPayload, type WineExtractPayload, type WineExtractResult, type IngestResult, type WineSearchPayload, type WineSearchResult } from '@loupe/jobs';
-import { intersectionOverUnion } from '@loupe/ocr';
+import { intersectionOverUnion, type PixelBox } from '@loupe/ocr';
 import { LabelSpec, mulberry32, wineBottlePhoto, wineLabelJpeg } from '@loupe/ocr/src/testing/wine-photos';
 import { loadConfig, openInfrastructure } from '@loupe/runtime';
+import { findContentBox, normalizeImage } from '@loupe/imaging';
+import sharp from 'sharp';
+import { checkFaces, FACES, printedLabelSvg, printedPhoto, printedStyle, sizeClass, type Condition, type PrintedStyle } from './printed-labels';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
@@ -29,8 +37,13 @@ function flag(name: string, fallback: number): number {
 const LABELS = flag('labels', 120);
 const QUERIES = flag('queries', 40);
 const SEED = flag('seed', 1);
+const PRINTED = process.argv.includes('--printed');
+/** Fields and label_rect only (no collection search): half the time, for tuning the reader. */
+const NO_SEARCH = process.argv.includes('--no-search');
 const rand = mulberry32(SEED);
 const pick = <T>(list: readonly T[]): T => list[Math.floor(rand() * list.length)];
+
+const fold = (s: unknown) => String(s ?? '').normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
 
 const DATA = path.resolve(__dirname, '../../../libs/ocr/data');
 const grapes = JSON.parse(readFileSync(path.join(DATA, 'grape-varieties.json'), 'utf8')) as { red: string[][]; white: string[][] };
@@ -43,6 +56,12 @@ const VARIETIES = {
   red: grapes.red.map((g) => g[0]).filter((g) => /^[A-Za-z' -]+$/.test(g)),
   white: grapes.white.map((g) => g[0]).filter((g) => /^[A-Za-z' -]+$/.test(g)),
 };
+/** Every ASCII spelling of a grape (canonical and synonyms) with the canonical name of its group. */
+const SPELLINGS = {
+  red: grapes.red.flatMap((g) => g.filter((n) => /^[A-Za-z' -]+$/.test(n)).map((n) => ({ printed: n, canonical: g[0] }))),
+  white: grapes.white.flatMap((g) => g.filter((n) => /^[A-Za-z' -]+$/.test(n)).map((n) => ({ printed: n, canonical: g[0] }))),
+};
+const GRAPE_GROUP = new Map<string, number>([...grapes.red, ...grapes.white].flatMap((g, i) => g.map((n) => [fold(n), i] as [string, number])));
 const HOUSES = ['Domaine', 'Chateau', 'Bodegas', 'Tenuta', 'Quinta', 'Weingut', 'Cantina', 'Clos', 'Estate', 'Cellars', 'Vina', 'Maison'];
 const NAMES = ['Rivel', 'Alder', 'Montcalm', 'Serrano', 'Bellavista', 'Oakridge', 'Vasquez', 'Lindqvist', 'Marchetti', 'Harrow', 'Solenne', 'Brightwater', 'Corvo', 'Delacroix', 'Falkner', 'Greystone', 'Hollis', 'Ivory Hill', 'Juniper', 'Kestrel', 'Larkspur', 'Morrow', 'Northcote', 'Ostara', 'Pellegrin', 'Quarry Lane', 'Redfern', 'Stonebridge', 'Tamsin', 'Valmont', 'Westbrook', 'Yarrow'];
 const PAPERS = ['#f4ecd8', '#ffffff', '#efe6cf', '#f7f3ea', '#e9e2d0'];
@@ -55,6 +74,19 @@ interface Entry {
   filepath: string;
   spec: LabelSpec;
   color: 'red' | 'white';
+  /** --printed: how the label is printed and the SVG of it. */
+  printed?: { style: PrintedStyle; svg: string };
+}
+
+/** --printed: the same fields, printed in a face of the font packages; the variety under any of its names. */
+function printEntry(entry: Entry, style: PrintedStyle): Entry {
+  const spelling = pick(SPELLINGS[entry.color].filter((s) => fold(s.canonical) === fold(entry.spec.variety)));
+  const spec = { ...entry.spec, variety: spelling?.printed ?? entry.spec.variety };
+  const svg = printedLabelSvg(
+    { producer: spec.producer, region: spec.region!, country: spec.country!, variety: spec.variety!, vintage: spec.vintage!, colorText: spec.colorText!, extras: spec.extras ?? [] },
+    style,
+  );
+  return { ...entry, spec, printed: { style, svg } };
 }
 
 /** Producers with 1-3 labels each: the extra ones are near-twins (another vintage, or another variety). */
@@ -80,7 +112,13 @@ function makeCollection(n: number): Entry[] {
     for (let t = 0; t < twins; t++) {
       specs.push(rand() < 0.5 ? { ...base, vintage: base.vintage! + t + 1 } : { ...base, variety: pick(VARIETIES[color].filter((v) => v !== base.variety)) });
     }
-    for (const spec of specs) if (out.length < n) out.push({ filepath: `p${producer}/label-${out.length}.jpg`, spec, color });
+    // Twins of a printed label keep its face and style: the same producer prints its range alike.
+    const style = PRINTED ? printedStyle(rand, pick(FACES)) : undefined;
+    for (const spec of specs) {
+      if (out.length >= n) break;
+      const entry: Entry = { filepath: `p${producer}/label-${out.length}.jpg`, spec, color };
+      out.push(style ? printEntry(entry, style) : entry);
+    }
     producer++;
   }
   return out;
@@ -91,9 +129,21 @@ function percentile(values: number[], p: number): number {
   return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : NaN;
 }
 
-const fold = (s: unknown) => String(s ?? '').normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
+
+/**
+ * A printed label's query photo, with where the label is in the frame extract_metadata measures label_rect in:
+ * the photo normalised to the wine side and with its solid borders cropped (specification 2.4).
+ */
+async function printedQueryPhoto(svg: string, condition: Condition, seed: number): Promise<{ jpeg: Buffer; width: number; height: number; labelBox: { x0: number; y0: number; x1: number; y1: number }; frame: { x0: number; y0: number; x1: number; y1: number } }> {
+  const photo = await printedPhoto(svg, condition, rand, seed);
+  const normalized = await normalizeImage(photo.jpeg, { preferredSide: WINE_PREFERRED_SIDE });
+  const crop = findContentBox(normalized);
+  const s = photo.width / normalized.width;
+  return { ...photo, frame: { x0: crop.left * s, y0: crop.top * s, x1: crop.right * s, y1: crop.bottom * s } };
+}
 
 async function main(): Promise<void> {
+  if (PRINTED) checkFaces();
   const dir = await mkdtemp(path.join(os.tmpdir(), 'loupe-wine-bench-'));
   const infra = await openInfrastructure(loadConfig({ DATA_DIR: dir, PORT: '0' }));
   const services = createWorkerServices(infra);
@@ -109,9 +159,9 @@ async function main(): Promise<void> {
     const collection = makeCollection(LABELS);
     console.log(`collection: ${collection.length} labels of ${new Set(collection.map((e) => e.filepath.split('/')[0])).size} producers`);
     const addTimes: number[] = [];
-    for (let i = 0; i < collection.length; i += 10) {
+    for (let i = 0; i < (NO_SEARCH ? 0 : collection.length); i += 10) {
       const batch = collection.slice(i, i + 10);
-      const items = await Promise.all(batch.map(async (e) => ({ filepath: e.filepath, image_id: null, staged_key: await stage(await wineLabelJpeg(e.spec)) })));
+      const items = await Promise.all(batch.map(async (e) => ({ filepath: e.filepath, image_id: null, staged_key: await stage(e.printed ? await sharp(Buffer.from(e.printed.svg)).jpeg({ quality: 90 }).toBuffer() : await wineLabelJpeg(e.spec)) })));
       const payload: IngestPayload = { account_id: accountId, account: 'bench', service: 'wine', items, on_existing: 'refuse', preferred_side: WINE_PREFERRED_SIDE, crop_borders: true };
       const t0 = performance.now();
       const result = await run<IngestResult>(JobKind.Ingest, payload);
@@ -129,35 +179,65 @@ async function main(): Promise<void> {
     let twinQueries = 0;
     let twinHits = 0;
     const misses: string[] = [];
+    const byCategory: Record<string, { n: number; vintage: number; variety: number; region: number; country: number; color: number; iou: number }> = {};
+    const vintageMisses: string[] = [];
     /** score_text of the results (top 10) against the photo: its own label, its near-twins, other producers' labels. */
     const textOwn: number[] = [];
     const textTwin: number[] = [];
     const textOther: number[] = [];
     for (const [qi, entry] of queries.entries()) {
-      const photo = await wineBottlePhoto(entry.spec, {
-        seed: SEED * 1000 + qi,
-        perspective: rand() * 0.05,
-        curvature: 0.2 + rand() * 0.4,
-        blur: rand() * 1.5,
-        glare: rand() < 0.5 ? rand() * 0.6 : 0,
-        jpegQuality: 40 + Math.floor(rand() * 50),
-        width: 700 + Math.floor(rand() * 500),
-      });
+      const condition: Condition = rand() < 0.5 ? 'flat' : 'bottle';
+      const photo = entry.printed
+        ? await printedQueryPhoto(entry.printed.svg, condition, SEED * 1000 + qi)
+        : await wineBottlePhoto(entry.spec, {
+            seed: SEED * 1000 + qi,
+            perspective: rand() * 0.05,
+            curvature: 0.2 + rand() * 0.4,
+            blur: rand() * 1.5,
+            glare: rand() < 0.5 ? rand() * 0.6 : 0,
+            jpegQuality: 40 + Math.floor(rand() * 50),
+            width: 700 + Math.floor(rand() * 500),
+          });
       const extractPayload: WineExtractPayload = { account_id: accountId, service: 'wine', op: 'metadata', images: [{ staged_key: await stage(photo.jpeg), label: 'q.jpg' }], preferred_side: WINE_PREFERRED_SIDE };
       let t0 = performance.now();
       const extracted = await run<WineExtractResult>(JobKind.WineExtract, extractPayload);
       extractTimes.push(performance.now() - t0);
       const meta = extracted.items[0]?.metadata ?? {};
-      if (meta.vintage_year === entry.spec.vintage) fields.vintage++;
-      if (fold(meta.variety_type) === fold(entry.spec.variety)) fields.variety++;
-      if (fold(meta.region_name) === fold(entry.spec.region)) fields.region++;
-      if (fold(meta.country_name ?? meta.country_name_inferred) === fold(entry.spec.country)) fields.country++;
-      if (meta.color_type === entry.color) fields.color++;
+      const right = {
+        vintage: meta.vintage_year === entry.spec.vintage,
+        // Synonyms accepted: a label printed "Shiraz" is read right as Shiraz or as Syrah.
+        variety: PRINTED ? meta.variety_type !== undefined && GRAPE_GROUP.get(fold(meta.variety_type)) === GRAPE_GROUP.get(fold(entry.spec.variety)) : fold(meta.variety_type) === fold(entry.spec.variety),
+        region: fold(meta.region_name) === fold(entry.spec.region),
+        country: fold(meta.country_name ?? meta.country_name_inferred) === fold(entry.spec.country),
+        color: meta.color_type === entry.color,
+      };
+      for (const key of Object.keys(fields) as Array<keyof typeof fields>) if (right[key]) fields[key]++;
       const rect = meta.label_rect as { left: number; right: number; top: number; bottom: number } | undefined;
-      const truth = photo.labelBox;
-      // label_rect is in percent of the border-cropped image; these photos have no solid border, so of the photo.
-      ious.push(rect ? intersectionOverUnion({ x0: (rect.left / 100) * photo.width, x1: (rect.right / 100) * photo.width, y0: (rect.top / 100) * photo.height, y1: (rect.bottom / 100) * photo.height }, truth) : 0);
+      // label_rect is in percent of the border-cropped image (specification 2.4): the truth is put in that frame.
+      const frame: PixelBox = (photo as { frame?: PixelBox }).frame ?? { x0: 0, y0: 0, x1: photo.width, y1: photo.height };
+      const fw = frame.x1 - frame.x0;
+      const fh = frame.y1 - frame.y0;
+      const iou = rect ? intersectionOverUnion({ x0: frame.x0 + (rect.left / 100) * fw, x1: frame.x0 + (rect.right / 100) * fw, y0: frame.y0 + (rect.top / 100) * fh, y1: frame.y0 + (rect.bottom / 100) * fh }, photo.labelBox) : 0;
+      ious.push(iou);
+      if (entry.printed) {
+        const { style } = entry.printed;
+        const categories = [
+          `face ${style.face.kind}`,
+          `${style.face.split === 'tune' ? 'tuning' : 'held-out'} faces`,
+          sizeClass(style.vintageSize),
+          style.dark ? 'light on dark stock' : 'dark on light stock',
+          condition === 'flat' ? 'flat, framed on backdrop' : 'on a bottle',
+        ];
+        for (const c of categories) {
+          const row = (byCategory[c] ??= { n: 0, vintage: 0, variety: 0, region: 0, country: 0, color: 0, iou: 0 });
+          row.n++;
+          for (const key of Object.keys(fields) as Array<keyof typeof fields>) if (right[key]) row[key]++;
+          if (iou >= 0.7) row.iou++;
+        }
+        if (!right.vintage) vintageMisses.push(`${style.face.family} ${style.vintageSize} px ${style.dark ? 'dark' : 'light'} ${condition}: ${entry.spec.vintage} read ${meta.vintage_year ?? '-'}`);
+      }
 
+      if (NO_SEARCH) continue;
       const searchPayload: WineSearchPayload = {
         account_id: accountId, account: 'bench', service: 'wine', query: { staged_key: await stage(photo.jpeg), label: 'q.jpg' }, preferred_side: WINE_PREFERRED_SIDE,
         options: { min_score: 0, check_horizontal_flip: false, generate_overlay: false, offset: 0, limit: 10 },
@@ -200,6 +280,14 @@ async function main(): Promise<void> {
       `add per image (batches of 10): p50 ${ms(percentile(addTimes, 50))}, p95 ${ms(percentile(addTimes, 95))}`,
       `total run: ${((performance.now() - started) / 1000).toFixed(0)} s`,
     ];
+    if (PRINTED) {
+      const share = (k: number, n: number) => ((100 * k) / n).toFixed(0).padStart(4);
+      lines.push('per category (% right: vintage, variety [synonyms accepted], region, country, color; share of label_rect IoU ≥ 0.7):');
+      for (const [c, r] of Object.entries(byCategory).sort(([a], [b]) => a.localeCompare(b))) {
+        lines.push(`  ${c.padEnd(26)} n ${String(r.n).padStart(3)}  vintage${share(r.vintage, r.n)}  variety${share(r.variety, r.n)}  region${share(r.region, r.n)}  country${share(r.country, r.n)}  color${share(r.color, r.n)}  rect${share(r.iou, r.n)}`);
+      }
+      if (vintageMisses.length) lines.push(`vintage misses:\n  ${vintageMisses.join('\n  ')}`);
+    }
     console.log(lines.join('\n'));
     if (misses.length) console.log(`misses:\n  ${misses.join('\n  ')}`);
   } finally {

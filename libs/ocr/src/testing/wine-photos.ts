@@ -200,13 +200,16 @@ function warp(img: Raw, h: number[]): Raw {
 
 /**
  * A shop photo of the bottle: a shelf-like background, a dark bottle, the label wrapped on it, then the phone's
- * perspective, a highlight, blur and JPEG. Returns the photo and where the label is in it.
+ * perspective, a highlight, blur and JPEG. Returns the photo and where the label is in it. The label is a spec
+ * rendered by wineLabelSvg or an SVG of its own.
  */
-export async function wineBottlePhoto(spec: LabelSpec, opts: PhotoOptions = {}): Promise<WinePhoto> {
+export async function wineBottlePhoto(spec: LabelSpec | string, opts: PhotoOptions = {}): Promise<WinePhoto> {
   const rand = mulberry32(opts.seed ?? 1);
   const width = 900;
   const height = 1200;
-  const label = wrapOnBottle(await raw(sharp(Buffer.from(wineLabelSvg(spec)))), opts.curvature ?? 0);
+  // A label given as SVG (any size) is scaled to the bottle's label width, as a printer sizes it to the bottle.
+  const svg = typeof spec === 'string' ? spec : wineLabelSvg(spec);
+  const label = wrapOnBottle(await raw(sharp(Buffer.from(svg)).resize({ width: LABEL_WIDTH, height: LABEL_HEIGHT, fit: 'inside', withoutEnlargement: true })), opts.curvature ?? 0);
   const bottleColor = ['#16261b', '#2a1414', '#1d1d1d', '#3a2e12'][Math.floor(rand() * 4)];
   const wall = [`#${(0x8a7a68 + Math.floor(rand() * 0x202020)).toString(16)}`, '#c9c2b5', '#5d6b73'][Math.floor(rand() * 3)];
   const bodyW = label.width + 120;
