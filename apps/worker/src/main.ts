@@ -1,6 +1,9 @@
-import { createWorkerServices, ExpirySweeper, PUBLIC_CANDIDATES_KIND, publicCandidateKinds, StagingSweeper } from '@loupe/jobs';
+import { COLLECTION_CANDIDATES_KIND, collectionCandidateKinds, createWorkerServices, ExpirySweeper, PUBLIC_CANDIDATES_KIND, publicCandidateKinds, StagingSweeper } from '@loupe/jobs';
 import { createBullQueue, JobQueue, startBullWorkers } from '@loupe/queue';
 import { createLogger, instrumentProcessors, loadConfig, Metrics, openInfrastructure, serveMetrics } from '@loupe/runtime';
+
+/** Without snapshots, collections from this size up are loaded at start by their shard owners. */
+const LARGE_COLLECTION_IMAGES = 20_000;
 
 /**
  * A worker process: runs the processors of the job kinds named in WORKER_QUEUES (default: all) against the shared
@@ -15,10 +18,18 @@ async function main(): Promise<void> {
   const log = createLogger('worker');
   const metrics = new Metrics();
   const infra = await openInfrastructure(config);
-  // With PUBLIC_SHARD_SETS, a public search here fans out one candidate job per shard set to the sets' owners.
-  const candidateKinds = publicCandidateKinds(config.publicShardSets);
+  // With PUBLIC_SHARD_SETS (COLLECTION_SHARD_SETS), a public (collection) search here fans out one candidate job per
+  // shard set to the sets' owners.
+  const publicKinds = publicCandidateKinds(config.publicShardSets);
+  const collectionKinds = collectionCandidateKinds(config.collectionShardSets);
+  const candidateKinds = [...publicKinds, ...collectionKinds];
   const fanOut: JobQueue | null = candidateKinds.length > 0 ? createBullQueue({ redisUrl: config.redisUrl, prefix: config.redisPrefix, kinds: candidateKinds, pickupTimeoutMs: config.queuePickupTimeoutMs }) : null;
-  const services = createWorkerServices({ ...infra, publicShards: { sets: config.publicShardSets, queue: () => fanOut }, indexSnapshots: config.indexSnapshots });
+  const services = createWorkerServices({
+    ...infra,
+    publicShards: { sets: config.publicShardSets, queue: () => fanOut },
+    collectionShards: { sets: config.collectionShardSets, queue: () => fanOut },
+    indexSnapshots: config.indexSnapshots,
+  });
   const processors = instrumentProcessors(services.processors, metrics, log);
   const known = Object.keys(processors);
   const kinds = (process.env.WORKER_QUEUES ?? '').split(',').map((k) => k.trim()).filter(Boolean);
@@ -26,18 +37,31 @@ async function main(): Promise<void> {
   if (unknown.length > 0) {
     await fanOut?.close();
     await infra.close();
-    const hint = unknown.some((k) => k.startsWith(PUBLIC_CANDIDATES_KIND))
-      ? ` (${PUBLIC_CANDIDATES_KIND}_<set> kinds follow PUBLIC_SHARD_SETS${config.publicShardSets ? `="${config.publicShardSets}"` : ', which is not set'})`
-      : '';
-    throw new Error(`WORKER_QUEUES: unknown job kinds ${unknown.join(', ')}${hint}; known: ${known.join(', ')}.`);
+    const hint = (prefix: string, variable: string, value: string | undefined) =>
+      unknown.some((k) => k.startsWith(prefix)) ? ` (${prefix}_<set> kinds follow ${variable}${value ? `="${value}"` : ', which is not set'})` : '';
+    const hints = hint(PUBLIC_CANDIDATES_KIND, 'PUBLIC_SHARD_SETS', config.publicShardSets) + hint(COLLECTION_CANDIDATES_KIND, 'COLLECTION_SHARD_SETS', config.collectionShardSets);
+    throw new Error(`WORKER_QUEUES: unknown job kinds ${unknown.join(', ')}${hints}; known: ${known.join(', ')}.`);
   }
   const running = kinds.length > 0 ? kinds : known;
   // A shard owner loads its shards before it takes candidate jobs, so searches never wait on a load: until then the
   // set's other owners (or the search's timeout) answer.
-  for (const kind of running.filter((k) => candidateKinds.includes(k))) {
+  for (const kind of running.filter((k) => publicKinds.includes(k))) {
     const started = Date.now();
     await services.processors[kind]({ words: [], limit: 0 }, { kind, group: 'warm-up', attempt: 1 });
     console.log(`Loupe worker: ${kind} loaded in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  }
+  // Owners of collection shard sets load the large collections' shards (those that get snapshots) for the same reason;
+  // smaller ones load within a search's wait.
+  const warmCollections = running.filter((k) => collectionKinds.includes(k));
+  if (warmCollections.length > 0) {
+    const collections = await infra.matchIndex.largeCollections(config.indexSnapshots?.minImages ?? LARGE_COLLECTION_IMAGES);
+    for (const kind of warmCollections) {
+      const started = Date.now();
+      for (const ref of collections) {
+        await services.processors[kind]({ op: 'load', account_id: ref.accountId, service: ref.service }, { kind, group: 'warm-up', attempt: 1 });
+      }
+      console.log(`Loupe worker: ${kind} loaded ${collections.length} large collections in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    }
   }
   // Listening before taking jobs: a port clash stops the process before it has work to abandon, and /health/live
   // (the shard owners' readiness) answers only once the shards above are loaded.

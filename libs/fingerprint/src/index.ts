@@ -4,7 +4,7 @@ export { fingerprintHealth } from './health';
 export { serializeFeatures, deserializeFeatures } from './features-codec';
 export { Vocabulary } from './vocabulary';
 export { defaultVocabulary, DEFAULT_VOCABULARY_PATH } from './default-vocabulary';
-export { InvertedIndex, termFrequencies, topK, type SectionReader } from './inverted-index';
+export { InvertedIndex, mergeVoteStatistics, termFrequencies, topK, type SectionReader, type VoteStatistics } from './inverted-index';
 export { verifyMatch, DEFAULT_MIN_INLIERS, DEFAULT_MIN_SCORE, MirrorFeaturesMissingError } from './verify';
 export { scoreFromInliers, SCORE_INLIER_SCALE } from './match-metrics';
 export { enhancedScore } from './enhanced-score';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InvertedIndex, termFrequencies, topK } from './inverted-index';
+import { InvertedIndex, mergeVoteStatistics, termFrequencies, topK } from './inverted-index';
 import { seededRandom } from './random';
 
 const words = (...ws: number[]) => Uint32Array.from(ws);
@@ -128,6 +128,34 @@ describe('inverted index', () => {
     index.compact();
     for (const q of [1, 2, 17_003, 19_997]) expect(index.candidates(images.get(keys[q])!, 50)).toEqual(referenceCandidates(images, images.get(keys[q])!, 50));
     expect(index.candidates(words(4242), 10).map((c) => c.imageKey)).toEqual([1_051_009]);
+  });
+
+  it('votes in parts of a collection with the summed statistics exactly as one index of every image', () => {
+    const rand = seededRandom(23);
+    const whole = new InvertedIndex();
+    const parts = [new InvertedIndex(), new InvertedIndex(), new InvertedIndex()];
+    const images: Uint32Array[] = [];
+    for (let i = 0; i < 3_000; i++) {
+      const ws = Uint32Array.from({ length: 60 }, () => Math.floor(rand() * rand() * 3000));
+      images.push(ws);
+      whole.add(i, ws);
+      parts[i % 3].add(i, ws);
+    }
+    for (const q of [0, 1, 2, 1234, 2999]) {
+      const query = images[q].map((w) => (rand() < 0.4 ? Math.floor(rand() * 3000) : w));
+      const statistics = mergeVoteStatistics(parts.map((part) => part.voteStatistics(query)));
+      expect(statistics.images).toBe(3_000);
+      const merged = parts
+        .flatMap((part) => part.candidates(query, 20, statistics))
+        .sort((a, b) => b.votes - a.votes || a.imageKey - b.imageKey)
+        .slice(0, 20);
+      const expected = whole.candidates(query, 20);
+      expect(merged[0].imageKey).toBe(q);
+      expect(merged.map((c) => c.imageKey)).toEqual(expected.map((c) => c.imageKey));
+      merged.forEach((c, i) => expect(c.votes).toBeCloseTo(expected[i].votes, 9));
+      // Each part's own statistics rank differently: that is why they are summed.
+      expect(parts[q % 3].candidates(query, 1)[0].votes).not.toBeCloseTo(expected[0].votes, 6);
+    }
   });
 
   it('never offers a removed image, before and after the lists are compacted', () => {

@@ -23,6 +23,23 @@ interface Postings {
   lastSlot: number;
 }
 
+/** What idf is computed from: images counted (N) and, per word, the images containing it (df). */
+export interface VoteStatistics {
+  images: number;
+  documentFrequency: ReadonlyMap<number, number>;
+}
+
+/** The statistics of indexes that together hold one collection: N and every df summed. */
+export function mergeVoteStatistics(parts: readonly VoteStatistics[]): VoteStatistics {
+  const documentFrequency = new Map<number, number>();
+  let images = 0;
+  for (const part of parts) {
+    images += part.images;
+    for (const [w, df] of part.documentFrequency) documentFrequency.set(w, (documentFrequency.get(w) ?? 0) + df);
+  }
+  return { images, documentFrequency };
+}
+
 /**
  * In-memory inverted index from visual word to the images containing it, rebuildable from (imageKey, words) pairs.
  * Scoring is tf-idf voting: each shared word adds idf(w) * min(tf_query, tf_image), idf(w) = ln(1 + N / df(w)), so rare
@@ -86,15 +103,31 @@ export class InvertedIndex {
     if (this.deadSlots > this.slots * MAX_DEAD_SHARE) this.compact();
   }
 
-  /** Best `limit` images by length-normalised tf-idf votes, highest first; images sharing no word are left out. */
-  candidates(words: Uint32Array, limit: number): Array<{ imageKey: number; votes: number }> {
+  /**
+   * The counts behind this index's idf for a query's words. Indexes that each hold a part of one collection add theirs
+   * up (`mergeVoteStatistics`) and vote with the sum, so that their votes are those of one index holding every image.
+   */
+  voteStatistics(words: Uint32Array): VoteStatistics {
+    const documentFrequency = new Map<number, number>();
+    for (const w of new Set(words)) {
+      const p = this.postings.get(w);
+      if (p) documentFrequency.set(w, p.count);
+    }
+    return { images: this.slots, documentFrequency };
+  }
+
+  /**
+   * Best `limit` images by length-normalised tf-idf votes, highest first; images sharing no word are left out. With
+   * `statistics`, idf comes from those counts (a whole collection's) instead of this index's own.
+   */
+  candidates(words: Uint32Array, limit: number, statistics?: VoteStatistics): Array<{ imageKey: number; votes: number }> {
     const n = this.slots;
     if (this.size === 0 || limit <= 0) return [];
     const votes = new Float64Array(n);
     for (const [w, tfQuery] of termFrequencies(words)) {
       const p = this.postings.get(w);
       if (!p) continue;
-      const idf = Math.log(1 + n / p.count);
+      const idf = statistics ? Math.log(1 + statistics.images / (statistics.documentFrequency.get(w) ?? p.count)) : Math.log(1 + n / p.count);
       const { gaps, tf } = p;
       let at = 0;
       let slot = -1;

@@ -7,6 +7,15 @@ export { computeThreads, computeThreadsFromEnv, IN_THIS_THREAD, type Compute } f
 export * from './stopwatch';
 export { overlayKey } from './match/overlay-store';
 export { MatchIndexCache, type IndexSnapshotOptions } from './match/index-cache';
+export {
+  COLLECTION_CANDIDATES_KIND,
+  collectionCandidateKind,
+  collectionCandidateKinds,
+  LocalCollectionIndex,
+  parseCollectionShardSets,
+  QueuedCollectionIndex,
+  type CollectionSearchIndex,
+} from './match/collection-index';
 export { IndexSnapshots } from './match/index-snapshot';
 export { compileGlob, Glob, GlobError, MAX_GLOB_LENGTH, pathPredicate } from './match/path-filter';
 export type { PathFilters } from './match/path-filter';

@@ -1,4 +1,4 @@
-import type { ProcessorMap } from '@loupe/queue';
+import type { JobQueue, ProcessorMap } from '@loupe/queue';
 import { BlobStore, ColorRepository, Db, ImageRepository, MatchIndexRepository, PublicIndexRepository, WineLabelRepository } from '@loupe/storage';
 import { ColorCollectionPayload, ColorImagesPayload, ColorMetadataPayload, ColorSearchPayload } from './color-contracts';
 import { ColorIngestHook } from './color-palettes';
@@ -8,6 +8,7 @@ import { ComparePayload, DeletePayload, FingerprintPayload, IngestPayload, JobKi
 import { DeleteService } from './delete.service';
 import { FingerprintService } from './fingerprint.service';
 import { IngestHook, IngestService } from './ingest.service';
+import { answerCandidateJob, collectionCandidateKind, CollectionCandidatesPayload, CollectionSearchIndex, LocalCollectionIndex, parseCollectionShardSets, QueuedCollectionIndex } from './match/collection-index';
 import { IndexSnapshotOptions, MatchIndexCache } from './match/index-cache';
 import { IndexSnapshots } from './match/index-snapshot';
 import { MatchService } from './match/match.service';
@@ -28,6 +29,15 @@ export interface ProcessorDeps {
   publicShards?: PublicShardOptions;
   /** Folder and minimum collection size of search index snapshots (INDEX_SNAPSHOT_DIR); none without. */
   indexSnapshots?: { dir: string; minImages: number };
+  /** Collection shard sets owned by other processes (COLLECTION_SHARD_SETS) and the queue reaching them. */
+  collectionShards?: ShardOwnersOptions;
+}
+
+export interface ShardOwnersOptions {
+  /** A shard-set variable's value (`0-7,8-15`); unset = this process holds every collection whole. */
+  sets?: string;
+  /** The queue that reaches the shard owners; needed only when `sets` is given. */
+  queue?: () => JobQueue | null;
 }
 
 export interface WorkerServices {
@@ -71,7 +81,8 @@ export function createProcessors(
   const hooksFor = (service: string): IngestHook[] =>
     service === 'wine' ? [searchIndex, wineLabel] : MATCHING_SERVICES.has(service) ? [searchIndex] : service === 'color' ? [colorPalette] : [];
   const ingest = new IngestService(deps.images, deps.blobs, hooksFor, compute);
-  const matching = new MatchService(deps.images, deps.matchIndex, deps.blobs, new MatchIndexCache(deps.matchIndex, indexSnapshotOptions(deps.indexSnapshots)), verifyAll);
+  const collections = collectionIndexes(deps);
+  const matching = new MatchService(deps.images, deps.matchIndex, deps.blobs, collections.index, verifyAll);
   const deletion = new DeleteService(deps.images, deps.blobs);
   const fingerprint = new FingerprintService(deps.images, deps.blobs, (service) => (MATCHING_SERVICES.has(service) ? searchIndex : null));
   const color = new ColorService(colorRepository, deps.blobs);
@@ -89,6 +100,25 @@ export function createProcessors(
     [JobKind.ColorMetadata]: (payload: ColorMetadataPayload) => color.updateMetadata(payload),
     [JobKind.WineSearch]: (payload: WineSearchPayload) => wineSearch.search(payload),
     [JobKind.WineExtract]: (payload: WineExtractPayload) => wineExtract.extract(payload),
+    ...collections.ownerProcessors,
     ...publicIndexProcessors(new PublicIndexRepository(deps.db), deps.blobs, verifyAll, deps.publicShards),
   };
+}
+
+/**
+ * The collections' search index: held whole in this process, or, with COLLECTION_SHARD_SETS, asked of each shard set's
+ * owners through the queue; then one `collection_candidates_<set>` kind per set, whose processor holds that set's shards
+ * of every collection (loaded by its first job, so a process loads only the sets whose kinds it actually runs).
+ */
+function collectionIndexes(deps: ProcessorDeps): { index: CollectionSearchIndex; ownerProcessors: ProcessorMap } {
+  const snapshots = indexSnapshotOptions(deps.indexSnapshots);
+  const sets = parseCollectionShardSets(deps.collectionShards?.sets) ?? [];
+  if (sets.length === 0) return { index: new LocalCollectionIndex(new MatchIndexCache(deps.matchIndex, snapshots)), ownerProcessors: {} };
+  const ownerProcessors: ProcessorMap = {};
+  for (const set of sets) {
+    let owner: LocalCollectionIndex | null = null;
+    ownerProcessors[collectionCandidateKind(set)] = (payload: CollectionCandidatesPayload) =>
+      answerCandidateJob((owner ??= new LocalCollectionIndex(new MatchIndexCache(deps.matchIndex, snapshots, set))), payload);
+  }
+  return { index: new QueuedCollectionIndex(sets, deps.collectionShards?.queue ?? (() => null)), ownerProcessors };
 }

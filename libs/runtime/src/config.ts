@@ -38,6 +38,11 @@ export interface AppConfig {
   apiKeyHeaderOverHttp: boolean;
   /** Public index shard sets owned by separate workers, e.g. `0-7,8-15`; unset = every process holds all shards. */
   publicShardSets?: string;
+  /**
+   * Collection index shard sets owned by separate workers, e.g. `0-7,8-15` (images by id mod 16); unset = every
+   * search worker holds whole collections. See infra/README.md, "Partitioned collections".
+   */
+  collectionShardSets?: string;
   /** Rendered overlays (collection and public API) are deleted this many hours after they were made. */
   overlayTtlHours: number;
   /** How often processes running workers sweep expired overlays, nonces and rate buckets; 0 = never. */
@@ -149,6 +154,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     trustProxy: boolFromEnv(env, 'TRUST_PROXY', false),
     apiKeyHeaderOverHttp: boolFromEnv(env, 'API_KEY_HEADER_OVER_HTTP', false),
     publicShardSets: env.PUBLIC_SHARD_SETS || undefined,
+    collectionShardSets: env.COLLECTION_SHARD_SETS || undefined,
     overlayTtlHours: intFromEnv(env, 'OVERLAY_TTL_HOURS', 24),
     sweepIntervalMinutes: intFromEnv(env, 'SWEEP_INTERVAL_MINUTES', 60),
     stagingMaxAgeHours: intFromEnv(env, 'STAGING_MAX_AGE_HOURS', 25),

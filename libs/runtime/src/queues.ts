@@ -1,4 +1,4 @@
-import { ALL_JOB_KINDS, createWorkerServices, publicCandidateKinds } from '@loupe/jobs';
+import { ALL_JOB_KINDS, collectionCandidateKinds, createWorkerServices, publicCandidateKinds } from '@loupe/jobs';
 import { createBullQueue, createInProcessQueue, JobQueue, startBullWorkers, WorkerHandle } from '@loupe/queue';
 import type { Logger } from 'pino';
 import type { AppConfig } from './config';
@@ -17,9 +17,15 @@ export interface QueueRuntime {
  * With Redis: a BullMQ queue; this process also runs workers only when RUN_WORKERS is set.
  */
 export async function openQueues(config: AppConfig, infra: Infrastructure, observe: { metrics: Metrics; log: Logger }): Promise<QueueRuntime> {
-  // Public searches fan out to the shard-set owners through this same queue, which is built from these processors.
+  // Searches of the public index and of partitioned collections fan out to the shard-set owners through this same
+  // queue, which is built from these processors.
   let fanOut: JobQueue | null = null;
-  const services = createWorkerServices({ ...infra, publicShards: { sets: config.publicShardSets, queue: () => fanOut }, indexSnapshots: config.indexSnapshots });
+  const services = createWorkerServices({
+    ...infra,
+    publicShards: { sets: config.publicShardSets, queue: () => fanOut },
+    collectionShards: { sets: config.collectionShardSets, queue: () => fanOut },
+    indexSnapshots: config.indexSnapshots,
+  });
   const processors = instrumentProcessors(services.processors, observe.metrics, observe.log);
   if (!config.redisUrl) {
     const queue = withRequestIds(createInProcessQueue({ processors }));
@@ -37,7 +43,7 @@ export async function openQueues(config: AppConfig, infra: Infrastructure, obser
     createBullQueue({
       redisUrl: config.redisUrl,
       prefix: config.redisPrefix,
-      kinds: [...ALL_JOB_KINDS, ...publicCandidateKinds(config.publicShardSets)],
+      kinds: [...ALL_JOB_KINDS, ...publicCandidateKinds(config.publicShardSets), ...collectionCandidateKinds(config.collectionShardSets)],
       pickupTimeoutMs: config.queuePickupTimeoutMs,
     }),
   );

@@ -1,5 +1,6 @@
 import { GlobalHashIndex, InvertedIndex } from '@loupe/fingerprint';
-import { CollectionRef, decodeWords, IndexedImage, MatchIndexRepository } from '@loupe/storage';
+import { CollectionRef, collectionShardOf, decodeWords, IndexedImage, MatchIndexRepository } from '@loupe/storage';
+import { ShardSet, shardSetName } from '../shard-sets';
 import { CollectionState, IndexSnapshots, SnapshotIdentity } from './index-snapshot';
 import { matchVocabulary } from './vocabulary';
 
@@ -33,7 +34,7 @@ interface Cached {
 const SNAPSHOT_RETRY_MS = 10 * 60_000;
 
 /**
- * Per-process cache of collection indexes. Every lookup asks Postgres for changes since the cached sequence number
+ * Per-process cache of collection indexes (or of the shards of them this process owns). Every lookup asks Postgres for changes since the cached sequence number
  * (one indexed query, usually empty), so adds and deletes made by any worker or replica are seen by the next search.
  * Large collections start from a snapshot when one exists (`IndexSnapshots`) and write one after a full load or
  * once their log has moved on by a tenth of their size.
@@ -49,10 +50,16 @@ export class MatchIndexCache {
   private readonly writing = new Map<string, Promise<void>>();
   private databaseIdentity: Promise<number> | undefined;
 
+  private readonly owned: ReadonlySet<number> | null;
+
   constructor(
     private readonly repo: MatchIndexRepository,
     private readonly snapshotOptions?: IndexSnapshotOptions,
-  ) {}
+    /** Only these shards of every collection (`collectionShardOf`), for an owner of a shard set; all by default. */
+    private readonly shards?: ShardSet,
+  ) {
+    this.owned = shards ? new Set(shards) : null;
+  }
 
   async get(ref: CollectionRef): Promise<CollectionIndex> {
     const key = `${ref.accountId}:${ref.service}`;
@@ -85,6 +92,7 @@ export class MatchIndexCache {
     if (changes.length > 0) {
       const added = new Set<number>();
       for (const change of changes) {
+        if (this.owned && !this.owned.has(collectionShardOf(change.image_pk))) continue;
         if (change.op === 'remove') {
           added.delete(change.image_pk);
           remove(state, change.image_pk);
@@ -106,7 +114,7 @@ export class MatchIndexCache {
     // Read the log position first: changes committed while the rows load are applied again by refresh, harmlessly.
     const state: CollectionState = { index: new InvertedIndex(), hashes: new GlobalHashIndex(), paths: new Map(), seq: await this.repo.latestSeq(ref) };
     for (let afterPk = 0; ; ) {
-      const page = await this.repo.indexedImagesPage(ref, matchVocabulary().id, afterPk, LOAD_PAGE_ROWS);
+      const page = await this.repo.indexedImagesPage(ref, matchVocabulary().id, afterPk, LOAD_PAGE_ROWS, this.shards);
       addAll(state, page);
       if (page.length < LOAD_PAGE_ROWS) break;
       afterPk = page[page.length - 1].image_pk;
@@ -145,7 +153,9 @@ export class MatchIndexCache {
       this.databaseIdentity = undefined;
       throw error;
     });
-    return { databaseIdentity: await this.databaseIdentity, vocabularyId: matchVocabulary().id, accountId: ref.accountId, service: ref.service };
+    const identity: SnapshotIdentity = { databaseIdentity: await this.databaseIdentity, vocabularyId: matchVocabulary().id, accountId: ref.accountId, service: ref.service };
+    if (this.shards) identity.shards = shardSetName(this.shards);
+    return identity;
   }
 }
 

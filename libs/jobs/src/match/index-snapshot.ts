@@ -12,6 +12,8 @@ export interface SnapshotIdentity {
   vocabularyId: string;
   accountId: number;
   service: string;
+  /** The shard set a partitioned collection's owner holds (`0-7`); absent for a whole collection. */
+  shards?: string;
 }
 
 /** A collection's search structures as of change log position `seq`. */
@@ -71,7 +73,8 @@ export class IndexSnapshots {
       const header = JSON.parse(Buffer.from((await read(headerLength)).buffer).toString('utf8')) as SnapshotIdentity & { layout: number; seq: number; paths: number };
       if (
         header.layout !== LAYOUT || header.databaseIdentity !== identity.databaseIdentity || header.vocabularyId !== identity.vocabularyId ||
-        header.accountId !== identity.accountId || header.service !== identity.service
+        header.accountId !== identity.accountId || header.service !== identity.service ||
+        (header.shards ?? null) !== (identity.shards ?? null)
       ) {
         return null;
       }
@@ -133,6 +136,7 @@ export class IndexSnapshots {
   }
 
   private fileOf(identity: SnapshotIdentity): string {
-    return path.join(this.dir, `collection-${identity.accountId}-${identity.service}.index`);
+    const part = identity.shards === undefined ? '' : `-shards-${identity.shards}`;
+    return path.join(this.dir, `collection-${identity.accountId}-${identity.service}${part}.index`);
   }
 }

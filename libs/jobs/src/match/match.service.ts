@@ -4,31 +4,17 @@ import type { BlobStore, CollectionRef, ImageRepository, MatchIndexRepository } 
 import type { CompareResult, ComparePayload, MatchItem, QuerySource, SearchPayload, SearchResult } from '../contracts';
 import { Stopwatch } from '../stopwatch';
 import { compareColors } from './color-compare';
-import { CollectionIndex, MatchIndexCache } from './index-cache';
+import { Candidate, CollectionSearchIndex, HashProbe } from './collection-index';
 import { storeOverlay } from './overlay-store';
-import { pathPredicate } from './path-filter';
 import { LoadedQuery, QueryLoader } from './query-loader';
 import { matchVocabulary } from './vocabulary';
 import { MAX_VERIFIED, verifyInRounds, verifyStoredFeatures } from './verify-rounds';
 
 /**
- * Candidates taken from the inverted index before filters: enough that a name or path filter still leaves a full
- * shortlist in a large collection.
- */
-const CANDIDATE_POOL = 200;
-/**
  * Best-voted candidates given the dense second chance when feature verification found nothing. Their weak fits cost
  * about a verification each on the pool; only a fit that overlaps enough costs a decode and a correlation (~25 ms).
  */
 const DENSE_CANDIDATES = 6;
-/**
- * Whole-image hash distance (of 64 bits) within which a collection image gets the whole-image second chance. Copies
- * measured 0-2 bits (JPEG q10-30, blur) and 5 (a logo overlay); different photos within 10 bits all failed the
- * correlation that follows.
- */
-const GLOBAL_HASH_MAX_DISTANCE = 10;
-/** Nearest images by whole-image hash given that second chance. */
-const GLOBAL_CANDIDATES = 3;
 /**
  * Smaller side at which a collection image is decoded for a second chance's pixel comparison: half the stored 600 px,
  * so JPEG decodes at half scale (shrink-on-load), still above what the comparison frame (360 px on the query's longer
@@ -69,7 +55,8 @@ export class MatchService {
     private readonly images: ImageRepository,
     private readonly index: MatchIndexRepository,
     private readonly blobs: BlobStore,
-    private readonly cache: MatchIndexCache,
+    /** The collections' indexes: held here, or by the owners of a partitioned collection's shard sets. */
+    private readonly collections: CollectionSearchIndex,
     /** Verifies a shortlist in parallel (worker threads); without it, one pair after another in this thread. */
     private readonly verifyAll: VerifyBatch = verifyInThisThread,
   ) {
@@ -83,8 +70,9 @@ export class MatchService {
     try {
       const query = await this.loader.load(ref, payload.query, { preferredSide: payload.preferred_side, includeMirror: options.check_horizontal_flip }, resizeWatch);
       const searchWatch = new Stopwatch().start();
-      const collection = await this.cache.get(ref);
-      const ranked = this.rankCandidates(query.features, collection.index, collection.paths, payload);
+      const candidates = await this.rankCandidates(ref, query.features, payload);
+      const ranked = candidates.map((c) => c.imagePk);
+      const paths = new Map(candidates.map((c) => [c.imagePk, c.filepath]));
       const wanted = options.limit > 0 ? options.offset + options.limit : MAX_VERIFIED;
       const fetched = new Map<number, Buffer>();
       const verifyBatch = verifyStoredFeatures(
@@ -94,9 +82,9 @@ export class MatchService {
       );
       const verified = await verifyInRounds(ranked, wanted, verifyBatch);
       const found =
-        verified.length > 0 ? verified : await this.confirmDensely(ref, query, ranked.slice(0, DENSE_CANDIDATES), fetched, collection.paths, options.check_horizontal_flip);
-      if (found.length === 0) found.push(...(await this.confirmWholeImages(ref, query, collection, fetched, payload)));
-      const matches = found.map(({ candidate: imagePk, result: match }) => ({ filepath: collection.paths.get(imagePk)!, imagePk, match }));
+        verified.length > 0 ? verified : await this.confirmDensely(ref, query, ranked.slice(0, DENSE_CANDIDATES), fetched, paths, options.check_horizontal_flip);
+      if (found.length === 0) found.push(...(await this.confirmWholeImages(ref, query, fetched, paths, payload)));
+      const matches = found.map(({ candidate: imagePk, result: match }) => ({ filepath: paths.get(imagePk)!, imagePk, match }));
       // A search by a collection filepath returns that image itself first (compatibility.md): an identical copy under
       // another path scores the same, and the order of paths must not put the copy ahead of it.
       const queried = queriedPath(payload);
@@ -192,22 +180,25 @@ export class MatchService {
    * (or its mirror's, with flip checks) get a whole-image check (`confirmWholeImage`): copies of images too smooth for
    * corners, which keep the whole frame.
    */
-  private async confirmWholeImages(ref: CollectionRef, query: LoadedQuery, collection: CollectionIndex, fetched: Map<number, Buffer>, payload: SearchPayload) {
-    const probes = [{ hash: differenceHash(query.gray), flipped: false }];
+  private async confirmWholeImages(ref: CollectionRef, query: LoadedQuery, fetched: Map<number, Buffer>, paths: Map<number, string>, payload: SearchPayload) {
+    const probes: HashProbe[] = [{ hash: differenceHash(query.gray), flipped: false }];
     if (payload.options.check_horizontal_flip) probes.push({ hash: differenceHash(mirrorGray(query.gray)), flipped: true });
-    const allowed = pathPredicate(payload.options);
+    const nearest = await this.collections.nearestByHash(ref, probes, payload.options);
     const candidates = new Map<number, boolean>();
-    for (const { hash, flipped } of probes) {
-      const near = collection.hashes.nearest(hash, GLOBAL_HASH_MAX_DISTANCE).filter(({ key }) => !allowed || allowed(collection.paths.get(key) ?? ''));
-      for (const { key } of near.slice(0, GLOBAL_CANDIDATES)) if (!candidates.has(key)) candidates.set(key, flipped);
-    }
+    probes.forEach(({ flipped }, i) => {
+      for (const { imagePk, filepath } of nearest[i]) {
+        if (candidates.has(imagePk)) continue;
+        candidates.set(imagePk, flipped);
+        paths.set(imagePk, filepath);
+      }
+    });
     if (candidates.size === 0) return [];
     const missing = [...candidates.keys()].filter((imagePk) => !fetched.has(imagePk));
     for (const [imagePk, features] of await this.index.features(missing)) fetched.set(imagePk, features);
-    const rows = await this.images.findByPaths(ref, [...candidates.keys()].map((imagePk) => collection.paths.get(imagePk)!));
+    const rows = await this.images.findByPaths(ref, [...candidates.keys()].map((imagePk) => paths.get(imagePk)!));
     const found: Array<{ candidate: number; result: MatchResult }> = [];
     for (const [imagePk, flipped] of candidates) {
-      const row = rows.get(collection.paths.get(imagePk)!);
+      const row = rows.get(paths.get(imagePk)!);
       const features = fetched.get(imagePk);
       const pixels = row?.norm_blob_key && features?.length ? await this.storedPixels(row.norm_blob_key) : null;
       if (!pixels) continue;
@@ -226,24 +217,12 @@ export class MatchService {
     return data && normalizeImage(data, { preferredSide: SECOND_CHANCE_DECODE_SIDE });
   }
 
-  /** The candidates to verify: best-voted first, filtered by name/path, mirrored words included for flip checks. */
-  private rankCandidates(features: Features, index: { candidates(w: Uint32Array, n: number): Array<{ imageKey: number; votes: number }> }, paths: Map<number, string>, payload: SearchPayload): number[] {
+  /** The candidates to verify, best-voted first and filtered by name/path; mirrored words included for flip checks. */
+  private rankCandidates(ref: CollectionRef, features: Features, payload: SearchPayload): Promise<Candidate[]> {
     const { vocabulary } = matchVocabulary();
-    const votes = new Map<number, number>();
-    const collect = (f: Features) => {
-      for (const c of index.candidates(vocabulary.quantize(f), CANDIDATE_POOL)) votes.set(c.imageKey, Math.max(votes.get(c.imageKey) ?? 0, c.votes));
-    };
-    collect(features);
-    if (payload.options.check_horizontal_flip && features.mirrored) collect(features.mirrored);
-    const allowed = pathPredicate(payload.options);
-    // The queried collection image goes first, so that it is verified in the first round however many copies tie with it.
-    const queried = queriedPath(payload);
-    const isQueried = (imagePk: number) => Number(queried !== undefined && paths.get(imagePk) === queried);
-    return [...votes.entries()]
-      .filter(([imagePk]) => !allowed || allowed(paths.get(imagePk) ?? ''))
-      .sort((a, b) => isQueried(b[0]) - isQueried(a[0]) || b[1] - a[1])
-      .slice(0, MAX_VERIFIED)
-      .map(([imagePk]) => imagePk);
+    const wordLists = [vocabulary.quantize(features)];
+    if (payload.options.check_horizontal_flip && features.mirrored) wordLists.push(vocabulary.quantize(features.mirrored));
+    return this.collections.candidates(ref, { wordLists, filters: payload.options, queriedPath: queriedPath(payload) });
   }
 
   private async discardStaged(source: QuerySource): Promise<void> {

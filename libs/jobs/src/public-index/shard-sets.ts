@@ -1,16 +1,16 @@
 import type { JobQueue } from '@loupe/queue';
 import { PUBLIC_INDEX_PARTITIONS } from '@loupe/storage';
 import { randomUUID } from 'node:crypto';
+import { parseShardSets as parseSets, ShardSet, shardSetName } from '../shard-sets';
 import { CandidateSource, mergeCandidates, ShardCandidate } from './shard-index';
 
 /**
- * Shard ownership across processes. `PUBLIC_SHARD_SETS` (the same value in every process of a deployment) splits the
- * 16 index shards into disjoint sets, e.g. `0-7,8-15` or `0-3,4-7,8-11,12-15`. Each set becomes a job kind
- * (`public_candidates_0-7`, …); a worker owns a set by naming its kind in WORKER_QUEUES, and only then loads those
- * shards. A search fans out one candidate job per set and merges the owners' top lists. Unset: one process holds all
- * shards and searches them in place, as before.
+ * The public index's shard sets (`PUBLIC_SHARD_SETS`, see ../shard-sets.ts): each set of its 16 shards is a job kind
+ * (`public_candidates_0-7`, …) that only the set's owners run. Unset: one process holds all shards and searches them in
+ * place.
  */
-export type ShardSet = readonly number[];
+export { shardSetName };
+export type { ShardSet };
 
 /** Prefix of the per-set job kinds. BullMQ queue names cannot contain ':', hence the underscore. */
 export const PUBLIC_CANDIDATES_KIND = 'public_candidates';
@@ -30,34 +30,7 @@ export interface PublicCandidatesPayload {
 
 /** Parses `PUBLIC_SHARD_SETS`; null when unset. Throws unless the sets are disjoint and cover every shard. */
 export function parseShardSets(text: string | undefined): ShardSet[] | null {
-  if (text === undefined || text.trim() === '') return null;
-  const fail = (why: string): never => {
-    throw new Error(`PUBLIC_SHARD_SETS: "${text}" ${why} (expected disjoint ranges covering shards 0-${PUBLIC_INDEX_PARTITIONS - 1}, e.g. "0-7,8-15").`);
-  };
-  const sets: ShardSet[] = [];
-  const seen = new Set<number>();
-  for (const part of text.split(',').map((p) => p.trim())) {
-    const m = /^(\d+)(?:-(\d+))?$/.exec(part);
-    if (!m) fail(`has "${part}", which is not a shard or a range a-b`);
-    const from = Number(m![1]);
-    const to = m![2] === undefined ? from : Number(m![2]);
-    if (to < from || to >= PUBLIC_INDEX_PARTITIONS) fail(`has the range "${part}" outside 0-${PUBLIC_INDEX_PARTITIONS - 1} or reversed`);
-    const set: number[] = [];
-    for (let s = from; s <= to; s++) {
-      if (seen.has(s)) fail(`names shard ${s} twice`);
-      seen.add(s);
-      set.push(s);
-    }
-    sets.push(set);
-  }
-  // A shard no set names would hold images that no search can ever find.
-  const missing = Array.from({ length: PUBLIC_INDEX_PARTITIONS }, (_, s) => s).filter((s) => !seen.has(s));
-  if (missing.length > 0) fail(`leaves out shards ${missing.join(', ')}`);
-  return sets;
-}
-
-export function shardSetName(set: ShardSet): string {
-  return set.length === 1 ? `${set[0]}` : `${set[0]}-${set[set.length - 1]}`;
+  return parseSets(text, 'PUBLIC_SHARD_SETS', PUBLIC_INDEX_PARTITIONS);
 }
 
 export function candidateKind(set: ShardSet): string {

@@ -31,6 +31,16 @@ export function decodeWords(stored: Buffer | Uint8Array): Uint32Array {
   return new Uint32Array(Uint8Array.from(bytes).buffer);
 }
 
+/**
+ * Shards of a collection's search index when it is partitioned across processes (COLLECTION_SHARD_SETS): an image
+ * belongs to shard `id mod 16`. Ids are drawn from one sequence, so every shard is an even sample of each collection.
+ */
+export const COLLECTION_INDEX_SHARDS = 16;
+
+export function collectionShardOf(imagePk: number): number {
+  return imagePk % COLLECTION_INDEX_SHARDS;
+}
+
 export interface IndexChange {
   seq: number;
   image_pk: number;
@@ -107,16 +117,28 @@ export class MatchIndexRepository {
   /**
    * One page of a collection's searchable images with their words, in id order from after `afterPk`: a large
    * collection is loaded page by page, so that its rows never sit in memory all at once next to the index they build.
+   * With `shards`, only the images of those shards (`collectionShardOf`).
    */
-  async indexedImagesPage(ref: CollectionRef, vocabulary: string, afterPk: number, limit: number): Promise<IndexedImage[]> {
+  async indexedImagesPage(ref: CollectionRef, vocabulary: string, afterPk: number, limit: number, shards?: readonly number[]): Promise<IndexedImage[]> {
     const { rows } = await this.db.query<IndexedImage>(
       `SELECT i.id AS image_pk, i.filepath, w.words, w.global_hash::text AS global_hash
          FROM images i JOIN image_words w ON w.image_pk = i.id
         WHERE i.account_id = $1 AND i.service = $2 AND i.searchable AND w.vocabulary = $3 AND i.id > $4
+          ${shards ? `AND i.id % ${COLLECTION_INDEX_SHARDS} = ANY($6::bigint[])` : ''}
         ORDER BY i.id LIMIT $5`,
-      [ref.accountId, ref.service, vocabulary, afterPk, limit],
+      shards ? [ref.accountId, ref.service, vocabulary, afterPk, limit, shards] : [ref.accountId, ref.service, vocabulary, afterPk, limit],
     );
     return rows;
+  }
+
+  /** Collections with at least `minImages` searchable indexed images: what a shard owner loads before taking jobs. */
+  async largeCollections(minImages: number): Promise<CollectionRef[]> {
+    const { rows } = await this.db.query<{ account_id: number; service: string }>(
+      `SELECT i.account_id, i.service FROM images i JOIN image_words w ON w.image_pk = i.id
+        WHERE i.searchable GROUP BY i.account_id, i.service HAVING count(*) >= $1 ORDER BY i.account_id, i.service`,
+      [minImages],
+    );
+    return rows.map((r) => ({ accountId: Number(r.account_id), service: r.service }));
   }
 
   /**

@@ -1,0 +1,188 @@
+import { seededRandom } from '@loupe/fingerprint';
+import { createInProcessQueue, JobQueue, ProcessorMap } from '@loupe/queue';
+import { AccountRepository, CollectionRef, collectionShardOf, Db, ImageRepository, MatchIndexRepository, migrate, MIGRATIONS, openDatabase } from '@loupe/storage';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  answerCandidateJob,
+  Candidate,
+  collectionCandidateKind,
+  CollectionCandidatesPayload,
+  collectionCandidateKinds,
+  HashProbe,
+  LocalCollectionIndex,
+  parseCollectionShardSets,
+  QueuedCollectionIndex,
+} from './collection-index';
+import { MatchIndexCache } from './index-cache';
+import { IndexSnapshots } from './index-snapshot';
+import { matchVocabulary } from './vocabulary';
+
+const rand = seededRandom(29);
+const IMAGES = 240;
+
+/** Words drawn unevenly (a few common words, a long tail), as real images' words are, so idf matters to the ranking. */
+function randomWords(): Uint32Array {
+  return Uint32Array.from({ length: 150 }, () => Math.floor(10_000 * rand() ** 3));
+}
+
+/** A query sharing part of an image's words, the rest drawn anew: an edited copy. */
+function editedCopy(words: Uint32Array): Uint32Array {
+  return words.map((w) => (rand() < 0.5 ? w : Math.floor(10_000 * rand() ** 3)));
+}
+
+function randomHash(): bigint {
+  return BigInt.asUintN(64, (BigInt(Math.floor(rand() * 2 ** 32)) << 32n) | BigInt(Math.floor(rand() * 2 ** 32)));
+}
+
+/** Owners of every set of `sets`, reached through an in-process queue, as the workers' processors are. */
+function ownersOf(index: MatchIndexRepository, sets: string, snapshots?: IndexSnapshots): { queued: QueuedCollectionIndex; queue: JobQueue } {
+  const processors: ProcessorMap = {};
+  for (const set of parseCollectionShardSets(sets)!) {
+    const owner = new LocalCollectionIndex(new MatchIndexCache(index, snapshots && { snapshots, minImages: 10 }, set));
+    processors[collectionCandidateKind(set)] = (payload: CollectionCandidatesPayload) => answerCandidateJob(owner, payload);
+  }
+  const queue = createInProcessQueue({ processors });
+  return { queued: new QueuedCollectionIndex(parseCollectionShardSets(sets)!, () => queue), queue };
+}
+
+function rounded(candidates: Candidate[]) {
+  return candidates.map((c) => ({ ...c, votes: Number(c.votes.toFixed(9)) }));
+}
+
+describe('COLLECTION_SHARD_SETS', () => {
+  it('names one job kind per set and refuses sets that leave a shard out', () => {
+    expect(collectionCandidateKinds(undefined)).toEqual([]);
+    expect(collectionCandidateKinds('0-7,8-15')).toEqual(['collection_candidates_0-7', 'collection_candidates_8-15']);
+    expect(() => parseCollectionShardSets('0-6,8-15')).toThrow(/COLLECTION_SHARD_SETS: .*leaves out shards 7/);
+    expect(() => parseCollectionShardSets('0-16')).toThrow(/outside 0-15/);
+  });
+});
+
+describe('a partitioned collection answers what the whole collection answers', () => {
+  let db: Db;
+  let images: ImageRepository;
+  let index: MatchIndexRepository;
+  let ref: CollectionRef;
+  const wordsOf = new Map<string, Uint32Array>();
+  const hashOf = new Map<string, bigint>();
+
+  async function add(filepath: string): Promise<number> {
+    const words = randomWords();
+    const hash = randomHash();
+    wordsOf.set(filepath, words);
+    hashOf.set(filepath, hash);
+    return images.transaction(async (tx) => {
+      const row = {
+        filepath, image_id: null, format: 'jpeg', width: 600, height: 400, norm_width: 600, norm_height: 400, blob_key: '', norm_blob_key: '',
+        fingerprint_health: 1, searchable: true, unsearchable_reason: null, metadata: {}, ingest_token: null,
+      };
+      const pk = await images.insert(ref, row, { count: 0, data: Buffer.alloc(0) }, tx);
+      await index.saveWords(pk, matchVocabulary().id, words, tx, hash);
+      return pk;
+    });
+  }
+
+  beforeAll(async () => {
+    db = await openDatabase({});
+    await migrate(db, MIGRATIONS);
+    images = new ImageRepository(db);
+    index = new MatchIndexRepository(db);
+    ref = { accountId: (await new AccountRepository(db).ensure('acme')).id, service: 'match' };
+    for (let i = 0; i < IMAGES; i++) await add(`${i % 3 === 0 ? 'prints' : 'photos'}/img-${i}.jpg`);
+  }, 120_000);
+  afterAll(() => db.close());
+
+  it('spreads the collection over every shard', async () => {
+    const page = await index.indexedImagesPage(ref, matchVocabulary().id, 0, 1000);
+    const shards = new Set(page.map((row) => collectionShardOf(row.image_pk)));
+    expect(shards.size).toBe(16);
+    const low = await index.indexedImagesPage(ref, matchVocabulary().id, 0, 1000, [0, 1, 2, 3, 4, 5, 6, 7]);
+    expect(low.length).toBe(page.filter((row) => collectionShardOf(row.image_pk) < 8).length);
+    expect(low.every((row) => collectionShardOf(row.image_pk) < 8)).toBe(true);
+    // What owners load before taking jobs: collections of at least so many indexed images.
+    expect(await index.largeCollections(IMAGES)).toEqual([ref]);
+    expect(await index.largeCollections(IMAGES + 1)).toEqual([]);
+  });
+
+  it('gives the same candidates, votes and order with two or four shard sets as one index of every image', async () => {
+    const whole = new LocalCollectionIndex(new MatchIndexCache(index));
+    for (const sets of ['0-7,8-15', '0-3,4-7,8-11,12-15']) {
+      const { queued, queue } = ownersOf(index, sets);
+      for (const i of [0, 17, 101, 239]) {
+        const words = wordsOf.get(`${i % 3 === 0 ? 'prints' : 'photos'}/img-${i}.jpg`)!;
+        const requests = [
+          { wordLists: [editedCopy(words)], filters: {} },
+          // A flip check's two lists, a folder filter, a queried path.
+          { wordLists: [editedCopy(words), randomWords()], filters: { path_filter: 'prints' }, queriedPath: 'prints/img-0.jpg' },
+          { wordLists: [randomWords()], filters: { name_filter: 'img-1*' } },
+        ];
+        for (const request of requests) {
+          const expected = await whole.candidates(ref, request);
+          expect(expected.length).toBeGreaterThan(0);
+          expect(rounded(await queued.candidates(ref, request))).toEqual(rounded(expected));
+        }
+      }
+      await queue.close();
+    }
+  });
+
+  it('finds an edited copy first, and the queried image first when searching by its path', async () => {
+    const { queued, queue } = ownersOf(index, '0-7,8-15');
+    const [top] = await queued.candidates(ref, { wordLists: [editedCopy(wordsOf.get('photos/img-50.jpg')!)], filters: {} });
+    expect(top.filepath).toBe('photos/img-50.jpg');
+    const byPath = await queued.candidates(ref, { wordLists: [wordsOf.get('photos/img-8.jpg')!], filters: {}, queriedPath: 'photos/img-7.jpg' });
+    expect(byPath[0].filepath).toBe('photos/img-7.jpg');
+    await queue.close();
+  });
+
+  it('gives the same whole-image hash neighbours, filtered and nearest first', async () => {
+    const whole = new LocalCollectionIndex(new MatchIndexCache(index));
+    const { queued, queue } = ownersOf(index, '0-3,4-7,8-11,12-15');
+    const target = hashOf.get('prints/img-33.jpg')!;
+    const probes: HashProbe[] = [
+      { hash: target ^ 0b1011n, flipped: false },
+      { hash: randomHash(), flipped: true },
+    ];
+    const expected = await whole.nearestByHash(ref, probes, {});
+    expect(expected[0][0]).toMatchObject({ filepath: 'prints/img-33.jpg', distance: 3 });
+    expect(await queued.nearestByHash(ref, probes, {})).toEqual(expected);
+    expect(await queued.nearestByHash(ref, probes, { path_filter: 'photos' })).toEqual(await whole.nearestByHash(ref, probes, { path_filter: 'photos' }));
+    await queue.close();
+  });
+
+  it('follows adds and deletes made after the owners loaded, each owner only its own shards', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'loupe-shard-snapshots-'));
+    try {
+      const { queued, queue } = ownersOf(index, '0-7,8-15', new IndexSnapshots(dir));
+      // A whole index that loads now and follows the same changes: removed images keep counting in N and df until
+      // compaction, in both.
+      const whole = new LocalCollectionIndex(new MatchIndexCache(index));
+      await whole.load(ref);
+      await queued.candidates(ref, { wordLists: [randomWords()], filters: {} });
+      // Each owner wrote the snapshot of its own part, under its set's name.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect((await readdir(dir)).sort()).toEqual([`collection-${ref.accountId}-match-shards-0-7.index`, `collection-${ref.accountId}-match-shards-8-15.index`]);
+
+      const latePk = await add('late/new.jpg');
+      await images.deleteByPaths(ref, ['photos/img-50.jpg']);
+      const [top] = await queued.candidates(ref, { wordLists: [wordsOf.get('late/new.jpg')!], filters: {} });
+      expect(top).toMatchObject({ imagePk: latePk, filepath: 'late/new.jpg' });
+      const afterDelete = await queued.candidates(ref, { wordLists: [wordsOf.get('photos/img-50.jpg')!], filters: {} });
+      expect(afterDelete.map((c) => c.filepath)).not.toContain('photos/img-50.jpg');
+      expect(rounded(afterDelete)).toEqual(rounded(await whole.candidates(ref, { wordLists: [wordsOf.get('photos/img-50.jpg')!], filters: {} })));
+      await queue.close();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('fails a search whose shard set has no owner, naming the set', async () => {
+    const queue = createInProcessQueue({ processors: { [collectionCandidateKind([0, 1, 2, 3, 4, 5, 6, 7])]: async () => [] } });
+    const queued = new QueuedCollectionIndex(parseCollectionShardSets('0-7,8-15')!, () => queue, 200);
+    await expect(queued.candidates(ref, { wordLists: [randomWords()], filters: {} })).rejects.toThrow(/collection shard set 8-15/);
+    await queue.close();
+  });
+});

@@ -1,0 +1,240 @@
+import { mergeVoteStatistics, VoteStatistics } from '@loupe/fingerprint';
+import type { JobQueue } from '@loupe/queue';
+import { COLLECTION_INDEX_SHARDS, CollectionRef } from '@loupe/storage';
+import { randomUUID } from 'node:crypto';
+import { parseShardSets, ShardSet, shardSetName } from '../shard-sets';
+import { MatchIndexCache } from './index-cache';
+import { PathFilters, pathPredicate } from './path-filter';
+import { MAX_VERIFIED } from './verify-rounds';
+
+/**
+ * Candidates taken from the inverted index per word list before filters: enough that a name or path filter still
+ * leaves a full shortlist in a large collection.
+ */
+export const CANDIDATE_POOL = 200;
+/**
+ * Whole-image hash distance (of 64 bits) within which a collection image gets the whole-image second chance. Copies
+ * measured 0-2 bits (JPEG q10-30, blur) and 5 (a logo overlay); different photos within 10 bits all failed the
+ * correlation that follows.
+ */
+export const GLOBAL_HASH_MAX_DISTANCE = 10;
+/** Nearest images by whole-image hash given that second chance, per probe. */
+export const GLOBAL_CANDIDATES = 3;
+
+export interface CandidateRequest {
+  /** The query's visual words, and its mirror's with flip checks: an image's votes are its best over the lists. */
+  wordLists: Uint32Array[];
+  filters: PathFilters;
+  /** A search by a collection filepath: that image is ranked first, so the first round verifies it. */
+  queriedPath?: string;
+}
+
+export interface Candidate {
+  imagePk: number;
+  filepath: string;
+  votes: number;
+}
+
+export interface HashProbe {
+  /** A whole-image difference hash (64 bits). */
+  hash: bigint;
+  /** Whether the hash is of the mirrored query. */
+  flipped: boolean;
+}
+
+export interface HashCandidate {
+  imagePk: number;
+  filepath: string;
+  distance: number;
+}
+
+/**
+ * What a search needs from a collection's index: vote-ranked candidates and whole-image hash neighbours, each with its
+ * path. Held by this process (`LocalCollectionIndex`) or by the owners of a partitioned collection's shard sets
+ * (`QueuedCollectionIndex`), which answer exactly what one index holding every image would.
+ */
+export interface CollectionSearchIndex {
+  /** At most MAX_VERIFIED candidates allowed by the filters, in the order to verify them. */
+  candidates(ref: CollectionRef, request: CandidateRequest): Promise<Candidate[]>;
+  /** Per probe, at most GLOBAL_CANDIDATES images within GLOBAL_HASH_MAX_DISTANCE allowed by the filters, nearest first. */
+  nearestByHash(ref: CollectionRef, probes: HashProbe[], filters: PathFilters): Promise<HashCandidate[][]>;
+}
+
+/** The verification order: the queried image first, then by votes; equal votes by id, so merged shards agree. */
+function byVerificationOrder(queriedPath: string | undefined) {
+  const isQueried = (c: Candidate) => Number(queriedPath !== undefined && c.filepath === queriedPath);
+  return (a: Candidate, b: Candidate) => isQueried(b) - isQueried(a) || b.votes - a.votes || a.imagePk - b.imagePk;
+}
+
+function byDistance(a: HashCandidate, b: HashCandidate): number {
+  return a.distance - b.distance || a.imagePk - b.imagePk;
+}
+
+/** A collection index held in this process: all of every collection, or the shards of one set (`MatchIndexCache`). */
+export class LocalCollectionIndex implements CollectionSearchIndex {
+  constructor(private readonly cache: MatchIndexCache) {}
+
+  /** The idf counts of this process's part of the collection, one per word list (for `QueuedCollectionIndex`). */
+  async voteStatistics(ref: CollectionRef, wordLists: Uint32Array[]): Promise<VoteStatistics[]> {
+    const { index } = await this.cache.get(ref);
+    return wordLists.map((words) => index.voteStatistics(words));
+  }
+
+  /** With `statistics` (one per word list, of the whole collection), votes are those of the whole collection. */
+  async candidates(ref: CollectionRef, request: CandidateRequest, statistics?: VoteStatistics[]): Promise<Candidate[]> {
+    const collection = await this.cache.get(ref);
+    const votes = new Map<number, number>();
+    request.wordLists.forEach((words, i) => {
+      for (const c of collection.index.candidates(words, CANDIDATE_POOL, statistics?.[i])) votes.set(c.imageKey, Math.max(votes.get(c.imageKey) ?? 0, c.votes));
+    });
+    const allowed = pathPredicate(request.filters);
+    const candidates: Candidate[] = [];
+    for (const [imagePk, imageVotes] of votes) {
+      const filepath = collection.paths.get(imagePk) ?? '';
+      if (!allowed || allowed(filepath)) candidates.push({ imagePk, filepath, votes: imageVotes });
+    }
+    return candidates.sort(byVerificationOrder(request.queriedPath)).slice(0, MAX_VERIFIED);
+  }
+
+  async nearestByHash(ref: CollectionRef, probes: HashProbe[], filters: PathFilters): Promise<HashCandidate[][]> {
+    const collection = await this.cache.get(ref);
+    const allowed = pathPredicate(filters);
+    return probes.map(({ hash }) =>
+      collection.hashes
+        .nearest(hash, GLOBAL_HASH_MAX_DISTANCE)
+        .map(({ key, distance }) => ({ imagePk: key, filepath: collection.paths.get(key) ?? '', distance }))
+        .filter((c) => !allowed || allowed(c.filepath))
+        .slice(0, GLOBAL_CANDIDATES),
+    );
+  }
+
+  /** Loads the collection (a shard owner's warm-up). */
+  async load(ref: CollectionRef): Promise<void> {
+    await this.cache.get(ref);
+  }
+}
+
+/** Prefix of the per-set job kinds of partitioned collections. BullMQ queue names cannot contain ':'. */
+export const COLLECTION_CANDIDATES_KIND = 'collection_candidates';
+
+/**
+ * How long a search waits for one shard set's answer. An owner answers in milliseconds once the collection is loaded,
+ * and loads a collection of a million images from its snapshot in about 10 s; this bounds a search when a set has no
+ * live owner, which then fails instead of hanging.
+ */
+export const COLLECTION_CANDIDATE_TIMEOUT_MS = 60_000;
+
+interface SerializedStatistics {
+  images: number;
+  /** [word, images containing it] pairs. */
+  documentFrequency: Array<[number, number]>;
+}
+
+/** A job of a shard set's owner; words and hashes travel as JSON (numbers, and hashes as decimal strings). */
+export type CollectionCandidatesPayload = { account_id: number; service: string } & (
+  | { op: 'load' }
+  | { op: 'statistics'; word_lists: number[][] }
+  | { op: 'candidates'; word_lists: number[][]; statistics: SerializedStatistics[]; filters: PathFilters; queried_path?: string }
+  | { op: 'hashes'; probes: Array<{ hash: string; flipped: boolean }>; filters: PathFilters }
+);
+
+/** Parses `COLLECTION_SHARD_SETS`; null when unset. Throws unless the sets are disjoint and cover every shard. */
+export function parseCollectionShardSets(text: string | undefined): ShardSet[] | null {
+  return parseShardSets(text, 'COLLECTION_SHARD_SETS', COLLECTION_INDEX_SHARDS);
+}
+
+export function collectionCandidateKind(set: ShardSet): string {
+  return `${COLLECTION_CANDIDATES_KIND}_${shardSetName(set)}`;
+}
+
+/** The per-set job kinds of a `COLLECTION_SHARD_SETS` value (none when unset). */
+export function collectionCandidateKinds(sets: string | undefined): string[] {
+  return (parseCollectionShardSets(sets) ?? []).map(collectionCandidateKind);
+}
+
+/** Runs a shard set owner's job on its part of the collection. */
+export async function answerCandidateJob(owner: LocalCollectionIndex, payload: CollectionCandidatesPayload): Promise<unknown> {
+  const ref: CollectionRef = { accountId: payload.account_id, service: payload.service };
+  switch (payload.op) {
+    case 'load':
+      return owner.load(ref);
+    case 'statistics':
+      return (await owner.voteStatistics(ref, payload.word_lists.map((w) => Uint32Array.from(w)))).map(
+        (s): SerializedStatistics => ({ images: s.images, documentFrequency: [...s.documentFrequency] }),
+      );
+    case 'candidates':
+      return owner.candidates(
+        ref,
+        { wordLists: payload.word_lists.map((w) => Uint32Array.from(w)), filters: payload.filters, queriedPath: payload.queried_path },
+        payload.statistics.map((s) => ({ images: s.images, documentFrequency: new Map(s.documentFrequency) })),
+      );
+    case 'hashes':
+      return owner.nearestByHash(ref, payload.probes.map((p) => ({ hash: BigInt(p.hash), flipped: p.flipped })), payload.filters);
+  }
+}
+
+/**
+ * A partitioned collection (`COLLECTION_SHARD_SETS`): each shard set's owners hold their shards of every collection,
+ * and a search asks every set through the job queue, the way the public index's shards are searched. Votes are exact:
+ * the owners first report their idf counts for the query's words, and then all vote with the sums, so the merged top
+ * list is the one a single index would give.
+ */
+export class QueuedCollectionIndex implements CollectionSearchIndex {
+  constructor(
+    private readonly sets: readonly ShardSet[],
+    /** Late-bound: the in-process queue is built from the processors that use this index. */
+    private readonly queue: () => JobQueue | null,
+    private readonly timeoutMs = COLLECTION_CANDIDATE_TIMEOUT_MS,
+  ) {}
+
+  async candidates(ref: CollectionRef, request: CandidateRequest): Promise<Candidate[]> {
+    const group = this.group();
+    const word_lists = request.wordLists.map((words) => Array.from(words));
+    const base = { account_id: ref.accountId, service: ref.service };
+    const parts = await this.askEverySet<SerializedStatistics[]>(group, { ...base, op: 'statistics', word_lists });
+    const statistics = word_lists.map((_, i) =>
+      mergeVoteStatistics(parts.map((part) => ({ images: part[i].images, documentFrequency: new Map(part[i].documentFrequency) }))),
+    );
+    const lists = await this.askEverySet<Candidate[]>(group, {
+      ...base,
+      op: 'candidates',
+      word_lists,
+      statistics: statistics.map((s) => ({ images: s.images, documentFrequency: [...s.documentFrequency] })),
+      filters: request.filters,
+      queried_path: request.queriedPath,
+    });
+    return lists.flat().sort(byVerificationOrder(request.queriedPath)).slice(0, MAX_VERIFIED);
+  }
+
+  async nearestByHash(ref: CollectionRef, probes: HashProbe[], filters: PathFilters): Promise<HashCandidate[][]> {
+    const answers = await this.askEverySet<HashCandidate[][]>(this.group(), {
+      account_id: ref.accountId,
+      service: ref.service,
+      op: 'hashes',
+      probes: probes.map((p) => ({ hash: p.hash.toString(), flipped: p.flipped })),
+      filters,
+    });
+    return probes.map((_, i) => answers.flatMap((answer) => answer[i]).sort(byDistance).slice(0, GLOBAL_CANDIDATES));
+  }
+
+  /**
+   * A group of its own per search: the search itself was admitted under its account's limit, and sub-jobs waiting for
+   * slots that their parent holds could deadlock.
+   */
+  private group(): string {
+    return `collection-candidates:${randomUUID()}`;
+  }
+
+  private async askEverySet<T>(group: string, payload: CollectionCandidatesPayload): Promise<T[]> {
+    const queue = this.queue();
+    if (!queue) throw new Error('COLLECTION_SHARD_SETS is set but this process has no job queue to reach the shard owners.');
+    return Promise.all(
+      this.sets.map((set) =>
+        queue.run<T>({ kind: collectionCandidateKind(set), group, payload, timeoutMs: this.timeoutMs }).catch((error: unknown) => {
+          // Said which set, so an operator sees which owner is missing or failing.
+          throw new Error(`collection shard set ${shardSetName(set)}: ${error instanceof Error ? error.message : String(error)}`);
+        }),
+      ),
+    );
+  }
+}
