@@ -1,10 +1,15 @@
+import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { ESLint } from 'eslint';
+import { beforeAll, describe, expect, it } from 'vitest';
 
 /**
- * Nx module boundaries, checked without a lint toolchain: libs never import apps, apps never import each other,
- * and every cross-project import goes through the project's public barrel (`@loupe/<lib>`), except test helpers.
+ * Module boundaries. `npm run lint` enforces them with @nx/enforce-module-boundaries (eslint.config.mjs): layer tags
+ * (pure < infra < domain < wiring < app), no app imported, no relative import into another project, no cycle. The
+ * last describe below proves that rule is live on this repository (it silently skips itself when Nx has no project
+ * graph, or finds no dependency when Nx does not analyse the sources). The regex checks first back it without a lint
+ * toolchain, and add what the rule does not check: production code imports other libs through their barrel only.
  */
 const ROOT = path.resolve(__dirname, '../..');
 
@@ -70,12 +75,55 @@ describe('project boundaries', () => {
     expect(offenders).toEqual([]);
   });
 
-  it('every project has an Nx project.json with a type tag', () => {
+  it('every project has an Nx project.json with a type tag, one layer tag, and build, typecheck, lint and test targets', () => {
     for (const kind of ['apps', 'libs'] as const) {
       for (const project of projects(kind)) {
         const config = JSON.parse(readFileSync(path.join(ROOT, kind, project, 'project.json'), 'utf8'));
         expect(config.tags, `${kind}/${project}`).toContain(kind === 'apps' ? 'type:app' : 'type:lib');
+        const layers = (config.tags as string[]).filter((t) => t.startsWith('layer:'));
+        expect(layers, `${kind}/${project}`).toHaveLength(1);
+        expect(LAYERS, `${kind}/${project}`).toContain(layers[0]);
+        expect(layers[0] === 'layer:app', `${kind}/${project}`).toBe(kind === 'apps');
+        expect(Object.keys(config.targets).sort(), `${kind}/${project}`).toEqual(['build', 'lint', 'test', 'typecheck']);
       }
     }
+  });
+});
+
+const LAYERS = ['layer:pure', 'layer:infra', 'layer:domain', 'layer:wiring', 'layer:app'];
+
+describe('@nx/enforce-module-boundaries on this repository (eslint.config.mjs)', () => {
+  let eslint: ESLint;
+
+  beforeAll(() => {
+    // The rule reads the project graph Nx caches; `npm run lint` computes it first in the same way.
+    execFileSync(process.execPath, [path.join(ROOT, 'node_modules/nx/dist/bin/nx.js'), 'show', 'projects'], { cwd: ROOT, stdio: 'ignore', env: { ...process.env, NX_DAEMON: 'false' } });
+    eslint = new ESLint({ cwd: ROOT });
+  }, 120_000);
+
+  /** Lints `code` as if it were the file `file` of the repository (the file need not exist). */
+  const boundaryErrors = async (file: string, code: string): Promise<string[]> => {
+    const [result] = await eslint.lintText(code, { filePath: path.join(ROOT, file) });
+    return result.messages.filter((m) => m.ruleId === '@nx/enforce-module-boundaries').map((m) => m.message);
+  };
+
+  it('lets a layer use its own layer and the ones below it', async () => {
+    expect(await boundaryErrors('libs/runtime/src/probe.ts', "import { openDatabase } from '@loupe/storage';\nexport const x = openDatabase;\n")).toEqual([]);
+    expect(await boundaryErrors('libs/queue/src/probe.ts', "import { Vocabulary } from '@loupe/fingerprint';\nexport const x = Vocabulary;\n")).toEqual([]);
+    expect(await boundaryErrors('apps/worker/src/probe.ts', "import { loadConfig } from '@loupe/runtime';\nexport const x = loadConfig;\n")).toEqual([]);
+  });
+
+  it('refuses an import of a higher layer', async () => {
+    // pure -> infra, infra -> domain: neither closes a cycle, so only the tags can refuse them.
+    const pureToInfra = await boundaryErrors('libs/fingerprint/src/probe.ts', "import { openDatabase } from '@loupe/storage';\nexport const x = openDatabase;\n");
+    expect(pureToInfra.join('\n')).toMatch(/layer:pure.*can only depend on libs tagged with.*layer:pure/s);
+    const infraToDomain = await boundaryErrors('libs/storage/src/probe.ts', "import { hashPassword } from '@loupe/auth';\nexport const x = hashPassword;\n");
+    expect(infraToDomain.join('\n')).toMatch(/layer:infra.*can only depend on libs tagged with/s);
+  });
+
+  it('refuses an app imported by anything, a relative import into another project, and a cycle', async () => {
+    expect((await boundaryErrors('apps/worker/src/probe.ts', "import { x } from '@loupe/app-gateway';\nexport const y = x;\n")).join('\n')).toMatch(/Imports of apps are forbidden/);
+    expect((await boundaryErrors('libs/storage/src/probe.ts', "import { startGateway } from '../../../apps/gateway/src/bootstrap';\nexport const x = startGateway;\n")).join('\n')).toMatch(/relative or absolute path/);
+    expect((await boundaryErrors('libs/jobs/src/probe.ts', "import { loadConfig } from '@loupe/runtime';\nexport const x = loadConfig;\n")).join('\n')).toMatch(/Circular dependency between "jobs" and "runtime"/);
   });
 });

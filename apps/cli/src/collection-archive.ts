@@ -18,6 +18,8 @@ const ORIGINALS_DIR = 'images';
  */
 export function archiveName(filepath: string, format: string): string {
   const plain = `${ORIGINALS_DIR}/${filepath}`;
+  // Control characters (\0-\x1f) in a name are exactly what this refuses.
+  // eslint-disable-next-line no-control-regex
   const safe = filepath.split('/').every((s) => s !== '' && s !== '.' && s !== '..' && !/[\\\0-\x1f]/.test(s)) && Buffer.byteLength(plain) <= MAX_TAR_NAME_BYTES;
   return safe ? plain : `${ORIGINALS_DIR}/_/${createHash('sha1').update(filepath).digest('hex')}.${format || 'bin'}`;
 }

@@ -1,7 +1,7 @@
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUTH, call, formWith, MODES, startTestSystem, TestSystem } from './harness';
-import { smoothWallpaper } from '../../../libs/fingerprint/src/testing/synthetic-images';
+import { smoothWallpaper } from '@loupe/fingerprint/src/testing/synthetic-images';
 import { flatJpeg, sceneJpeg } from './images';
 
 /** A smooth gradient wallpaper (few stable corners) as JPEG, optionally shrunk, blurred and recompressed. */
