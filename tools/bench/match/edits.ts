@@ -152,3 +152,34 @@ export const EDITS: Edit[] = [
 
 /** Edits applied to held-out photos for the false-positive rate. */
 export const FPR_EDITS: string[] = ['scale 0.5x', 'crop 50 %', 'rotate +15°', 'JPEG q30', 'text overlay'];
+
+/**
+ * Edits of the hard-copy families (families.ts, issue 15): the crops and rotations that failed on patterns, smooth
+ * artwork and logos, and their combinations with recompression.
+ */
+export const FAMILY_EDITS: Edit[] = [
+  { name: 'crop 25 %', strict: false, apply: crop(0.25) },
+  { name: 'crop 50 %', strict: false, apply: crop(0.5) },
+  { name: 'rotate +20°', strict: false, apply: rotate(20) },
+  { name: 'rotate -20°', strict: false, apply: rotate(-20) },
+  { name: 'scale 0.5x + JPEG q30', strict: false, apply: async (d, w) => ({ data: await jpeg(sharp(d).resize(Math.round(w * 0.5)), 30) }) },
+  {
+    name: 'combo: crop 50 % + rotate 20° + JPEG q40',
+    strict: false,
+    apply: async (d, w, h, rnd) => {
+      const { box, truth } = cropBox(w, h, 0.5, rnd);
+      return { data: await jpeg(sharp(await sharp(d).extract(box).toBuffer()).rotate(20, { background: GREY }), 40), truth };
+    },
+  },
+  {
+    name: 'combo: crop 25 % + rotate -20° + JPEG q50',
+    strict: false,
+    apply: async (d, w, h, rnd) => {
+      const { box, truth } = cropBox(w, h, 0.25, rnd);
+      return { data: await jpeg(sharp(await sharp(d).extract(box).toBuffer()).rotate(-20, { background: GREY }), 50), truth };
+    },
+  },
+];
+
+/** Edits applied to the families' non-collection images for their false-positive rate. */
+export const FAMILY_FPR_EDITS: string[] = ['crop 25 %', 'crop 50 %', 'rotate +20°'];

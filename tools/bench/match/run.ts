@@ -15,6 +15,10 @@
  *   --fpr N          held-out photos used as non-collection queries, each with every FPR edit (default: all held out)
  *   --scale LIST     collection sizes, e.g. 1k,10k,100k (default); the first is ingested, the rest are added rows
  *   --seed N         seed of every random choice (default 1)
+ *   --families N     images per hard-copy family (patterns, smooth, logos; families.ts) and split indexed (default 12)
+ *   --family-per-edit N  queries per family, split and family edit at the first scale (default 12)
+ *   --family-split S tune | holdout | all: which split's images are queried (default all; tune while tuning)
+ *   --family-outside N   non-collection images per family and split, for the families' false-positive rate (default 4)
  *   --write          write the report into docs/benchmarks.md (section "## Matching engine")
  * Quick run (~3 min): --photos 80 --per-edit 4 --recheck 2 --fpr 12 --scale 300,2k
  */
@@ -28,7 +32,8 @@ import { performance } from 'node:perf_hooks';
 import sharp from 'sharp';
 import { sceneSvg } from '../../../apps/gateway/test/images';
 import { CACHE_DIR, dHash, hamming64, loadDataset, type Photo } from './dataset';
-import { EDITS, FPR_EDITS, mulberry32, type Edit, type Rect } from './edits';
+import { EDITS, FAMILY_EDITS, FAMILY_FPR_EDITS, FPR_EDITS, mulberry32, type Edit, type Rect } from './edits';
+import { FAMILIES, familyImages, type FamilyImage, type Split } from './families';
 import { pct, shuffle, writeBenchmarkSection } from '../report';
 
 // ---------- flags ----------
@@ -46,6 +51,10 @@ const OPTS = {
   scales: (flag('scale') ?? '1k,10k,100k').split(',').map(parseSize),
   seed: Number(flag('seed') ?? 1),
   write: process.argv.includes('--write'),
+  families: Number(flag('families') ?? 12),
+  familyPerEdit: Number(flag('family-per-edit') ?? 12),
+  familySplits: (flag('family-split') ?? 'all') === 'all' ? (['tune', 'holdout'] as Split[]) : [flag('family-split') as Split],
+  familyOutside: Number(flag('family-outside') ?? 4),
 };
 /** dHash baseline: a query matches its nearest collection hash when within this many bits (of 64). */
 const DHASH_THRESHOLD = 10;
@@ -161,7 +170,12 @@ interface Query {
   filepath: string;
   data: Buffer;
   truth?: Rect;
+  /** Hard-copy family queries: the split their image belongs to. */
+  split?: Split;
 }
+
+/** Every result of every query with whether it is the right image, for the score distributions of true and false fits. */
+const scoreLog: Array<{ size: number; kind: 'collection' | 'outside'; family: string; split?: string; edit: string; rank: number; score: number; right: boolean }> = [];
 
 interface Outcome {
   rank: number; // 1-based rank of the right image, 0 when absent from the (10) results
@@ -170,6 +184,10 @@ interface Outcome {
   iou?: number;
   ms: number;
   baseline: boolean;
+  family: string;
+  split?: Split;
+  /** A different image came first. */
+  wrongFirst: boolean;
 }
 
 interface ScaleReport {
@@ -187,12 +205,16 @@ interface ScaleReport {
   memoryPerImage: { heap: number; total: number };
   outcomes: Map<string, Outcome[]>;
   fpr: { queries: number; positives: number; examples: string[] };
+  /** Non-collection images of the hard-copy families (families.ts). */
+  familyFpr: { queries: number; positives: number; examples: string[] };
+  /** Edited hard-copy family images: outcomes per family, split and edit. */
+  familyOutcomes: Array<Outcome & { edit: string }>;
   insertRowsPerSec?: number;
 }
 
 const pathOf = (p: Photo) => `photos/${p.family}/${p.id}.jpg`;
 
-async function runQueries(b: Bench, queries: Query[], baseline: Array<{ filepath: string; hash: bigint }> | null, report: ScaleReport, failures: unknown[]): Promise<void> {
+async function runQueries(b: Bench, queries: Query[], baseline: Array<{ filepath: string; hash: bigint }> | null, report: ScaleReport, failures: unknown[], families = false): Promise<void> {
   for (const q of queries) {
     const { result, ms } = await search(b, q.data, q.edit.flip === true);
     report.searchMs.push(ms);
@@ -218,24 +240,36 @@ async function runQueries(b: Bench, queries: Query[], baseline: Array<{ filepath
       iou: q.truth && hit ? iou(hit.target_match_rect, q.truth) : q.truth ? 0 : undefined,
       ms,
       baseline: baseHit,
+      family: q.photo.family,
+      split: q.split,
+      wrongFirst: result.items.length > 0 && rank !== 1,
     };
-    if (rank !== 1) failures.push({ size: report.size, edit: q.edit.name, photo: q.photo.source, family: q.photo.family, rank, top: outcome.top, topScore: outcome.topScore, results: result.items.length });
+    result.items.forEach((item, i) =>
+      scoreLog.push({ size: report.size, kind: 'collection', family: q.photo.family, split: q.split, edit: q.edit.name, rank: i + 1, score: item.score, right: item.filepath === q.filepath }),
+    );
+    if (rank !== 1) failures.push({ size: report.size, edit: q.edit.name, photo: q.photo.source, family: q.photo.family, split: q.split, rank, top: outcome.top, topScore: outcome.topScore, results: result.items.length });
+    if (families) {
+      report.familyOutcomes.push(Object.assign(outcome, { edit: q.edit.name }));
+      continue;
+    }
     const list = report.outcomes.get(q.edit.name) ?? [];
     list.push(outcome);
     report.outcomes.set(q.edit.name, list);
   }
 }
 
-async function runFpr(b: Bench, queries: Query[], baseline: Array<{ filepath: string; hash: bigint }> | null, report: ScaleReport, baseFpr?: { positives: number }): Promise<void> {
+async function runFpr(b: Bench, queries: Query[], baseline: Array<{ filepath: string; hash: bigint }> | null, report: ScaleReport, baseFpr?: { positives: number }, families = false): Promise<void> {
+  const fpr = families ? report.familyFpr : report.fpr;
   for (const q of queries) {
     const { result, ms } = await search(b, q.data, false);
     report.searchMs.push(ms);
     report.missMs.push(ms);
     report.parts.push({ resize: result.time_resize, search: result.time_search });
-    report.fpr.queries++;
+    fpr.queries++;
+    result.items.forEach((item, i) => scoreLog.push({ size: report.size, kind: 'outside', family: q.photo.family, split: q.split, edit: q.edit.name, rank: i + 1, score: item.score, right: false }));
     if (result.items.length > 0) {
-      report.fpr.positives++;
-      if (report.fpr.examples.length < 5) report.fpr.examples.push(`${q.edit.name} of ${path.basename(q.photo.source)} → ${result.items[0].filepath} (score ${result.items[0].score})`);
+      fpr.positives++;
+      if (fpr.examples.length < 5) fpr.examples.push(`${q.edit.name} of ${path.basename(q.photo.source)} → ${result.items[0].filepath} (score ${result.items[0].score})`);
     }
     if (baseline && baseFpr) {
       const h = await hashOf(q.data);
@@ -321,7 +355,7 @@ async function addDistractorRows(b: Bench, count: number, startAt: number, rnd: 
 
 // ---------- report ----------
 function renderReport(ctx: {
-  command: string; photos: number; wallpapers: number; astronomy: number; collectionPhotos: number; heldOut: number; dropped: string;
+  command: string; photos: number; wallpapers: number; astronomy: number; collectionPhotos: number; heldOut: number; dropped: string; familyIndexed: number; familyOutside: number;
   scales: ScaleReport[]; baseFpr: { queries: number; positives: number }; addRate: number; addDetail: string; compareMs: number[]; compareHits: number;
   wallSeconds: number; perEdit: number; recheck: number;
 }): string {
@@ -329,7 +363,7 @@ function renderReport(ctx: {
   const L: string[] = [];
   L.push('## Matching engine', '');
   L.push(`Run: \`${ctx.command}\` — ${os.cpus().length} cores (${os.cpus()[0]?.model.trim()}), Node ${process.version}, embedded mode (PGlite + folder blobs), processors from createWorkerServices with VERIFY_THREADS=${process.env.VERIFY_THREADS ?? `default (${Math.min(4, os.availableParallelism())})`}, ${(ctx.wallSeconds / 60).toFixed(1)} min wall.`, '');
-  L.push(`Photos: ${ctx.photos} distinct pictures from Debian packages (tools/bench/match/setup.sh): ${ctx.wallpapers} desktop wallpapers, ${ctx.astronomy} astronomy images (Stellarium nebulae, xplanet maps); ${ctx.dropped}. ${ctx.collectionPhotos} are indexed, ${ctx.heldOut} held out as non-collection queries. The ${first.size.toLocaleString('en')}-image collection adds ${first.size - ctx.collectionPhotos} synthetic scenes (sceneSvg), all through the ingest processor.`, '');
+  L.push(`Photos: ${ctx.photos} distinct pictures from Debian packages (tools/bench/match/setup.sh): ${ctx.wallpapers} desktop wallpapers, ${ctx.astronomy} astronomy images (Stellarium nebulae, xplanet maps); ${ctx.dropped}. ${ctx.collectionPhotos} are indexed, ${ctx.heldOut} held out as non-collection queries. The ${first.size.toLocaleString('en')}-image collection adds ${ctx.familyIndexed} hard-copy family images (families.ts) and ${first.size - ctx.collectionPhotos - ctx.familyIndexed} synthetic scenes (sceneSvg), all through the ingest processor.`, '');
   L.push(`Queries: ${ctx.perEdit} per edit at ${first.size.toLocaleString('en')} (photos sampled per edit), searched through the search processor with the gateway defaults (min_score 0, limit 10); recall@k = the edited photo's own image within the first k results. Baseline: 64-bit dHash of the whole image, nearest collection hash within ${DHASH_THRESHOLD} bits (flip edit: query and its mirror).`, '');
   const header = ['Edit', 'n', 'recall@1', 'recall@10', 'dHash r@1', ...larger.map((s) => `r@1 @${s.size / 1000}k (n)`), 'IoU median'];
   L.push(`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`);
@@ -372,6 +406,7 @@ function renderReport(ctx: {
   L.push('');
   L.push(`Where search time goes (medians; time_resize / time_search as the service reports them, the rest is the query's ORB extraction and job overhead): ${ctx.scales.map((s) => { const r = pct(s.parts.map((p) => p.resize * 1000), 50); const v = pct(s.parts.map((p) => p.search * 1000), 50); return `${s.size.toLocaleString('en')}: decode/resize ${Math.round(r)} ms, vote + verify ${Math.round(v)} ms, total ${Math.round(pct(s.searchMs, 50))} ms`; }).join('; ')}.`, '');
   L.push(`Search latency is the search processor call (decode + normalise + ORB of the query, word voting, verification of the shortlist), measured after the index is loaded; "index load" is the first search of a fresh processor set, which reads all word lists from PGlite. Compare (edited 50 % crop vs its original, both uploads): p50 ${fmtMs(pct(ctx.compareMs, 50))}, p95 ${fmtMs(pct(ctx.compareMs, 95))} over ${ctx.compareMs.length} pairs (${ctx.compareHits} matched). Add throughput through the ingest processor (batches of 10, ≤1600 px JPEGs): ${ctx.addRate.toFixed(1)} images/s (${ctx.addDetail}).`, '');
+  L.push(...renderFamilies(ctx.scales, ctx.familyIndexed, ctx.familyOutside));
   const target = (ok: boolean) => (ok ? 'met' : '**missed**');
   const allR1 = sum.all[0] / Math.max(1, sum.all[3]);
   const strictR1 = sum.strict[0] / Math.max(1, sum.strict[3]);
@@ -385,6 +420,33 @@ function renderReport(ctx: {
   L.push(`- search p95 ≤ 250 ms at 10k: ${at10k ? `${Math.round(p95at10k)} ms — ${target(p95at10k <= 250)}` : 'not measured in this run'}`);
   L.push(`- 100k measured: ${ctx.scales.some((s) => s.size === 100000) ? 'yes' : 'not in this run'}`);
   return L.join('\n') + '\n';
+}
+
+/** The hard-copy families' section: recall@1 per family, split and edit, wrong-first answers and false positives. */
+function renderFamilies(scales: ScaleReport[], indexed: number, outside: number): string[] {
+  const [first, ...larger] = scales;
+  const L: string[] = [];
+  const o = first.familyOutcomes;
+  if (o.length === 0) return L;
+  L.push(`### Hard copies: patterns, smooth artwork, logos (issue 15)`, '');
+  L.push(`Images generated by tools/bench/match/families.ts (SVG rendered by sharp, one image per generator and seed), ${indexed} indexed (per family and split ${indexed / 6}), ${outside} more kept out of the collection for the false-positive rate. Tuning split: seeds and generators used while tuning; held-out split: other seeds, and every third image from a generator never used while tuning (herringbone, aurora, emblem). Cells: recall@1 (n) at ${first.size.toLocaleString('en')}.`, '');
+  const splits = [...new Set(o.map((x) => x.split!))];
+  const cols = FAMILIES.flatMap((f) => splits.map((s) => ({ f, s })));
+  const header = ['Edit', ...cols.map(({ f, s }) => `${f} ${s === 'tune' ? 'tuning' : 'held out'}`), 'all'];
+  L.push(`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`);
+  const cell = (xs: Outcome[]) => `${fmtPct(xs.filter((x) => x.rank === 1).length, xs.length)} (${xs.length})`;
+  for (const edit of FAMILY_EDITS) {
+    const row = o.filter((x) => x.edit === edit.name);
+    L.push(`| ${edit.name} | ${cols.map(({ f, s }) => cell(row.filter((x) => x.family === f && x.split === s))).join(' | ')} | ${cell(row)} |`);
+  }
+  L.push(`| **all edits** | ${cols.map(({ f, s }) => cell(o.filter((x) => x.family === f && x.split === s))).join(' | ')} | **${cell(o)}** |`, '');
+  const photoOutcomes = [...first.outcomes.values()].flat();
+  const wrong = (xs: Outcome[]) => xs.filter((x) => x.wrongFirst);
+  const wrongAll = scales.flatMap((s) => [...wrong(s.familyOutcomes), ...wrong([...s.outcomes.values()].flat())].map((x) => `${x.family}${x.split ? ` (${x.split})` : ''} → ${x.top} at ${x.topScore} (${s.size})`));
+  L.push(`Wrong image first (a different image ranked above the right one, or returned when the right one was not): ${wrongAll.length} of ${scales.reduce((n, s) => n + s.familyOutcomes.length + [...s.outcomes.values()].flat().length, 0)} edited queries over all scales (families ${wrong(o).length} of ${o.length} at ${first.size.toLocaleString('en')}, photos ${wrong(photoOutcomes).length} of ${photoOutcomes.length})${wrongAll.length ? `: ${wrongAll.slice(0, 6).join('; ')}` : ''}.`, '');
+  L.push(`False positives of the families' non-collection images (edits: ${FAMILY_FPR_EDITS.join(', ')}): ${scales.map((s) => `${fmtPct(s.familyFpr.positives, s.familyFpr.queries)} of ${s.familyFpr.queries} at ${s.size.toLocaleString('en')}`).join(', ')}${scales.some((s) => s.familyFpr.examples.length) ? `; ${scales.flatMap((s) => s.familyFpr.examples).slice(0, 4).join('; ')}` : ''}.`, '');
+  if (larger.length) L.push(`Families at larger scales (recall@1, queries re-checked per family, split and edit): ${larger.map((s) => `${s.size.toLocaleString('en')}: ${cell(s.familyOutcomes)}`).join(', ')}.`, '');
+  return L;
 }
 
 // ---------- main ----------
@@ -434,8 +496,24 @@ async function main(): Promise<void> {
     await flush();
     const realAdded = added;
     const realRate = added / (addMs / 1000);
-    log(`ingested ${added} photos at ${realRate.toFixed(1)} images/s; errors: ${addErrors.length}`);
-    const synthetic = Math.max(0, firstSize - collection.length);
+    // The hard-copy families (both splits are indexed, whichever is queried), and their non-collection images.
+    const familyIndexed: FamilyImage[] = [];
+    const familyOutside: FamilyImage[] = [];
+    for (const family of FAMILIES) {
+      for (const split of ['tune', 'holdout'] as Split[]) {
+        familyIndexed.push(...(await familyImages(family, split, OPTS.families)));
+        familyOutside.push(...(await familyImages(family, split, OPTS.familyOutside, true)));
+      }
+    }
+    for (const img of familyIndexed) {
+      batch.push({ filepath: `families/${img.id}`, data: img.data });
+      baseline.push({ filepath: `families/${img.id}`, hash: await hashOf(img.data) });
+      if (batch.length === 10) await flush();
+    }
+    await flush();
+    log(`ingested ${realAdded} photos at ${realRate.toFixed(1)} images/s and ${added - realAdded} hard-copy family images; errors: ${addErrors.length}`);
+    const familyAdded = added - realAdded;
+    const synthetic = Math.max(0, firstSize - added);
     for (let i = 0; i < synthetic; i++) {
       const w = 1200 + Math.floor(rnd() * 400);
       const h = Math.round(w * (0.56 + rnd() * 0.3));
@@ -468,7 +546,33 @@ async function main(): Promise<void> {
         fprQueries.push({ edit, photo: p, filepath: '', data: (await edit.apply(data, p.width, p.height, frand)).data });
       }
     }
-    log(`queries: ${queries.length} edited collection photos, ${fprQueries.length} non-collection`);
+    // Family queries: per family, split and edit, a seeded sample of that family's indexed images.
+    const asPhoto = (img: FamilyImage): Photo => ({ id: img.id, source: img.id, family: img.family, file: '', width: img.width, height: img.height });
+    const familyQueries: Query[] = [];
+    const familyFprQueries: Query[] = [];
+    for (const family of FAMILIES) {
+      for (const split of OPTS.familySplits) {
+        const own = familyIndexed.filter((img) => img.family === family && img.split === split && !addErrors.some((e) => e.startsWith(`families/${img.id}`)));
+        for (const [ei, edit] of FAMILY_EDITS.entries()) {
+          const erand = mulberry32(OPTS.seed * 3000 + FAMILIES.indexOf(family) * 100 + ei + (split === 'holdout' ? 50 : 0));
+          const picked = shuffle(own, erand);
+          for (let k = 0; k < Math.min(OPTS.familyPerEdit, picked.length * 2); k++) {
+            // With fewer images than queries, an image is edited twice (another crop box, same rotation).
+            const img = picked[k % picked.length];
+            const out = await edit.apply(img.data, img.width, img.height, erand);
+            familyQueries.push({ edit, photo: asPhoto(img), filepath: `families/${img.id}`, data: out.data, truth: out.truth, split });
+          }
+        }
+        for (const img of familyOutside.filter((x) => x.family === family && x.split === split)) {
+          const frand = mulberry32(OPTS.seed * 4001 + img.seed);
+          for (const name of FAMILY_FPR_EDITS) {
+            const edit = FAMILY_EDITS.find((e) => e.name === name)!;
+            familyFprQueries.push({ edit, photo: asPhoto(img), filepath: '', data: (await edit.apply(img.data, img.width, img.height, frand)).data, split });
+          }
+        }
+      }
+    }
+    log(`queries: ${queries.length} edited collection photos, ${fprQueries.length} non-collection; families: ${familyQueries.length} edited, ${familyFprQueries.length} non-collection`);
 
     // 3. Scales.
     const reports: ScaleReport[] = [];
@@ -479,10 +583,10 @@ async function main(): Promise<void> {
     for (const [si, size] of OPTS.scales.entries()) {
       const report: ScaleReport = {
         size: si === 0 ? added : size, realImages: realAdded, how: '', searchMs: [], missMs: [], hitMs: [], parts: [], cacheBuildMs: 0, memoryPerImage: { heap: 0, total: 0 },
-        outcomes: new Map(), fpr: { queries: 0, positives: 0, examples: [] },
+        outcomes: new Map(), fpr: { queries: 0, positives: 0, examples: [] }, familyFpr: { queries: 0, positives: 0, examples: [] }, familyOutcomes: [],
       };
       if (si === 0) {
-        report.how = `${realAdded} photos + ${added - realAdded} synthetic scenes, all through the ingest processor`;
+        report.how = `${realAdded} photos + ${familyAdded} hard-copy family images + ${added - realAdded - familyAdded} synthetic scenes, all through the ingest processor`;
       } else {
         const extra = size - rows;
         log(`scale ${size}: adding ${extra} distractor rows`);
@@ -491,7 +595,7 @@ async function main(): Promise<void> {
         report.how = `the ${reports[0].size.toLocaleString('en')} above + ${(size - reports[0].size).toLocaleString('en')} distractor rows added by SQL (images + image_features + image_words, 1000 per statement): features copied from an ingested synthetic scene, its words with ${DISTRACTOR_RESAMPLE * 100} % replaced by draws from the collection's word frequencies`;
       }
       log(`scale ${report.size}: loading index`);
-      await freshCache(b, queries[0]?.data ?? fprQueries[0].data, report);
+      await freshCache(b, queries[0]?.data ?? fprQueries[0]?.data ?? familyQueries[0].data, report);
       log(`  index load ${(report.cacheBuildMs / 1000).toFixed(1)} s, ${(report.memoryPerImage.total / 1024).toFixed(1)} kB/image`);
       const perEdit = si === 0 ? OPTS.perEdit : OPTS.recheck;
       const subset = queries.filter((q) => queries.filter((x) => x.edit === q.edit).indexOf(q) < perEdit);
@@ -499,6 +603,11 @@ async function main(): Promise<void> {
       const fprSubset = si === 0 ? fprQueries : fprQueries.slice(0, FPR_EDITS.length * 15);
       await runFpr(b, fprSubset, si === 0 ? baseline : null, report, si === 0 ? baseFpr : undefined);
       if (si === 0) baseFpr.queries = fprQueries.length;
+      const familyPerEdit = si === 0 ? OPTS.familyPerEdit : OPTS.recheck;
+      const familySubset = familyQueries.filter((q) => familyQueries.filter((x) => x.edit === q.edit && x.photo.family === q.photo.family && x.split === q.split).indexOf(q) < familyPerEdit);
+      await runQueries(b, familySubset, null, report, failures, true);
+      await runFpr(b, si === 0 ? familyFprQueries : familyFprQueries.filter((_, i) => i % 2 === 0), null, report, undefined, true);
+      log(`  families: recall@1 ${fmtPct(report.familyOutcomes.filter((o) => o.rank === 1).length, report.familyOutcomes.length)}, wrong first ${report.familyOutcomes.filter((o) => o.wrongFirst).length}, fpr ${report.familyFpr.positives}/${report.familyFpr.queries}`);
       if (si === 0) {
         for (const q of queries.filter((x) => x.edit.name === 'crop 50 %').slice(0, 30)) {
           try {
@@ -510,11 +619,6 @@ async function main(): Promise<void> {
           }
         }
       }
-      for (const [name, list] of report.outcomes) {
-        // Family per outcome for the family line.
-        const qs = subset.filter((q) => q.edit.name === name);
-        list.forEach((o, i) => ((o as Outcome & { family?: string }).family = qs[i].photo.family));
-      }
       log(`  scale ${report.size}: search p50 ${Math.round(pct(report.searchMs, 50))} ms, p95 ${Math.round(pct(report.searchMs, 95))} ms; fpr ${report.fpr.positives}/${report.fpr.queries}`);
       reports.push(report);
       await emit(false);
@@ -523,6 +627,7 @@ async function main(): Promise<void> {
     async function emit(final: boolean): Promise<void> {
     await mkdir(CACHE_DIR, { recursive: true });
     await writeFile(path.join(CACHE_DIR, 'failures.json'), JSON.stringify(failures, null, 1));
+    await writeFile(path.join(CACHE_DIR, 'scores.json'), JSON.stringify(scoreLog));
     const command = `npx tsx --expose-gc tools/bench/match/run.ts ${process.argv.slice(2).join(' ')}`.trim();
     const report = renderReport({
       command,
@@ -530,6 +635,8 @@ async function main(): Promise<void> {
       wallpapers: dataset.photos.filter((p) => p.family === 'wallpaper').length,
       astronomy: dataset.photos.filter((p) => p.family === 'astronomy').length,
       collectionPhotos: realAdded,
+      familyIndexed: familyAdded,
+      familyOutside: familyOutside.length,
       heldOut: heldOut.length,
       dropped: `${dataset.scanned} files scanned, ${dataset.dropped.small} too small (< 400 px) or unreadable, ${dataset.dropped.identical} identical, ${dataset.dropped.variants} size/variant copies, ${dataset.dropped.nearDuplicates} dHash near-duplicates${photos.length < dataset.photos.length ? `; this run uses ${photos.length}` : ''}${addErrors.length ? `; ${addErrors.length} refused at ingest` : ''}`,
       scales: reports,
