@@ -11,8 +11,10 @@ export type TermCategory = 'variety' | 'region' | 'country' | 'color' | 'misc';
 /** One spelling of one dictionary term, ready for matching. */
 export interface DictEntry {
   category: TermCategory;
-  /** The name reported in metadata (first spelling of the data entry). */
+  /** The term's one name (first spelling of the data entry): regions, countries and colours are reported by it. */
   canonical: string;
+  /** This spelling as the data writes it ("Shiraz" of Syrah): varieties are reported as printed. */
+  spelling: string;
   /** Normalized words of this spelling. */
   words: string[];
   key: string;
@@ -66,6 +68,7 @@ function makeEntries(
     out.push({
       category,
       canonical,
+      spelling,
       words,
       key,
       letters: key.replace(/ /g, '').length,
@@ -141,4 +144,18 @@ export function defaultDictionary(): Dictionary {
     },
   };
   return cached;
+}
+
+/**
+ * The grape a variety name stands for (its canonical name: "Shiraz" → "Syrah"), or the name itself when the
+ * dictionary does not know it. Labels are read as printed; search compares grapes through this.
+ */
+export function canonicalVariety(name: string, dict: Dictionary = defaultDictionary()): string {
+  const entry = dict.byKey.get(matchWords(name).join(' '))?.find((e) => e.category === 'variety');
+  return entry?.canonical ?? name;
+}
+
+/** Two variety names for one grape: synonyms ("Syrah", "Shiraz") and spellings with or without accents agree. */
+export function sameVariety(a: string, b: string, dict: Dictionary = defaultDictionary()): boolean {
+  return matchWords(canonicalVariety(a, dict)).join(' ') === matchWords(canonicalVariety(b, dict)).join(' ');
 }

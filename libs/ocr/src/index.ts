@@ -1,12 +1,12 @@
 export type { RgbImage, PixelBox, Rect, OcrWord, OcrLine, WineMetadata } from './types';
 export { normalizeToken, tokenize } from './normalize';
 export { allowedEdits } from './fuzzy';
-export { defaultDictionary, type Dictionary, type DictEntry, type TermCategory } from './dictionary';
+export { canonicalVariety, defaultDictionary, sameVariety, type Dictionary, type DictEntry, type TermCategory } from './dictionary';
 export { findTermHits, lookupTerm, type TermHit } from './phrase-matcher';
 export { findVintage, resolveVintage, type VintageHit } from './vintage';
 export { textSimilarity } from './similarity';
 export { parseWineMetadata } from './metadata';
-export { toPercentRect, intersectionOverUnion } from './box';
-export { detectLabel } from './label-detect';
+export { toPercentRect, intersectionOverUnion, unionBox } from './box';
+export { detectLabel, labelAroundText } from './label-detect';
 export { createOcrPool, OcrPoolClosedError, type OcrPool, type OcrPoolOptions } from './ocr-pool';
 export { DEFAULT_PREPARE, prepareForOcr, type PrepareOptions, type PreparedImage } from './ocr-prepare';

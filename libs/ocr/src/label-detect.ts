@@ -1,5 +1,5 @@
 import { boxBlur3, brightGrid, closeMask, components, holeCount, type BlockGrid, type Component } from './block-grid';
-import { histogram, otsuThreshold, toGrey, type GreyImage } from './grey';
+import { clampBox, histogram, otsuThreshold, toGrey, type GreyImage } from './grey';
 import type { PixelBox, RgbImage } from './types';
 
 /** About 100 blocks across the smaller side: a label line of text spans several blocks, noise averages out. */
@@ -122,4 +122,105 @@ export function detectLabel(img: RgbImage): PixelBox | null {
     y1: Math.min(img.height, comp.y1 * blockSize),
   };
   return refineEdges(blurred, threshold, box, blockSize);
+}
+
+/** A row or column belongs to the label while this share of its sampled pixels is the stock's colour. */
+const STOCK_LINE_SHARE = 0.5;
+/**
+ * Brightness tolerance: a quarter-turn of a bottle darkens the label's sides to ~0.7 of the front's light. The
+ * floor covers JPEG noise on dark stock without taking a black bottle or backdrop for a navy label.
+ */
+const STOCK_LUMA_TOLERANCE_SHARE = 0.35;
+const STOCK_LUMA_TOLERANCE_MIN = 16;
+/**
+ * Hue tolerance, on the differences r-g and g-b: JPEG, shading and glare shift them by under ~12, a dark bottle
+ * or backdrop next to a dark label of another hue by 30 and more.
+ */
+const STOCK_CHROMA_TOLERANCE = 20;
+/** Printed rules and borders are crossed: growth stops only after this many foreign rows (share of the side). */
+const STOCK_GAP_SHARE = 0.015;
+const STOCK_GAP_MIN = 3;
+
+interface Rgb {
+  r: number;
+  g: number;
+  b: number;
+}
+
+function medianColour(img: RgbImage, box: PixelBox): Rgb {
+  const hist = [new Uint32Array(256), new Uint32Array(256), new Uint32Array(256)];
+  let n = 0;
+  const step = Math.max(1, Math.floor(Math.sqrt(((box.x1 - box.x0) * (box.y1 - box.y0)) / 20000)));
+  for (let y = box.y0; y < box.y1; y += step) {
+    for (let x = box.x0; x < box.x1; x += step) {
+      const i = (y * img.width + x) * 3;
+      hist[0][img.data[i]]++;
+      hist[1][img.data[i + 1]]++;
+      hist[2][img.data[i + 2]]++;
+      n++;
+    }
+  }
+  const median = (h: Uint32Array) => {
+    let acc = 0;
+    for (let v = 0; v < 256; v++) if ((acc += h[v]) * 2 >= n) return v;
+    return 255;
+  };
+  return { r: median(hist[0]), g: median(hist[1]), b: median(hist[2]) };
+}
+
+/**
+ * The label round a block of text, for labels detectLabel cannot single out (light ink on dark stock, a label
+ * photographed flat and filling the frame): the text box grown side by side while the rows and columns beyond it
+ * are the stock's colour (the median colour under the text, print being the minority there), crossing printed
+ * borders and rules, stopping at the bottle or the backdrop.
+ */
+export function labelAroundText(img: RgbImage, text: PixelBox): PixelBox {
+  const box = clampBox(text, img.width, img.height);
+  if (box.x1 <= box.x0 || box.y1 <= box.y0) return box;
+  const stock = medianColour(img, box);
+  const luma = (c: Rgb) => (c.r * 77 + c.g * 150 + c.b * 29) >> 8;
+  const stockLuma = luma(stock);
+  const lumaTolerance = Math.max(STOCK_LUMA_TOLERANCE_MIN, STOCK_LUMA_TOLERANCE_SHARE * stockLuma);
+  const isStock = (i: number): boolean => {
+    const r = img.data[i];
+    const g = img.data[i + 1];
+    const b = img.data[i + 2];
+    if (Math.abs(((r * 77 + g * 150 + b * 29) >> 8) - stockLuma) > lumaTolerance) return false;
+    return Math.abs(r - g - (stock.r - stock.g)) + Math.abs(g - b - (stock.g - stock.b)) <= STOCK_CHROMA_TOLERANCE;
+  };
+  const rowIsStock = (y: number, x0: number, x1: number): boolean => {
+    let n = 0;
+    let s = 0;
+    for (let x = x0; x < x1; x += 2, n++) if (isStock((y * img.width + x) * 3)) s++;
+    return n > 0 && s >= STOCK_LINE_SHARE * n;
+  };
+  const columnIsStock = (x: number, y0: number, y1: number): boolean => {
+    let n = 0;
+    let s = 0;
+    for (let y = y0; y < y1; y += 2, n++) if (isStock((y * img.width + x) * 3)) s++;
+    return n > 0 && s >= STOCK_LINE_SHARE * n;
+  };
+  /** Last stock line reached from `from` stepping by `dir`, crossing runs of foreign lines shorter than the gap. */
+  const grow = (from: number, dir: 1 | -1, limit: number, stockAt: (v: number) => boolean, gap: number): number => {
+    let edge = from;
+    let foreign = 0;
+    for (let v = from + dir; dir > 0 ? v < limit : v >= 0; v += dir) {
+      if (stockAt(v)) {
+        edge = v;
+        foreign = 0;
+      } else if (++foreign > gap) break;
+    }
+    return edge;
+  };
+  const gapY = Math.max(STOCK_GAP_MIN, Math.round(STOCK_GAP_SHARE * img.height));
+  const gapX = Math.max(STOCK_GAP_MIN, Math.round(STOCK_GAP_SHARE * img.width));
+  const r = { ...box };
+  // Two rounds: rows are judged over the columns found so far, columns over the rows, so both settle on the label.
+  for (let round = 0; round < 2; round++) {
+    r.y0 = grow(r.y0, -1, img.height, (y) => rowIsStock(y, r.x0, r.x1), gapY);
+    r.y1 = grow(r.y1 - 1, 1, img.height, (y) => rowIsStock(y, r.x0, r.x1), gapY) + 1;
+    r.x0 = grow(r.x0, -1, img.width, (x) => columnIsStock(x, r.y0, r.y1), gapX);
+    r.x1 = grow(r.x1 - 1, 1, img.width, (x) => columnIsStock(x, r.y0, r.y1), gapX) + 1;
+  }
+  return r;
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { canonicalVariety, sameVariety } from './dictionary';
 import { parseWineMetadata } from './metadata';
 import { syntheticLines } from './testing/ocr-lines';
 
@@ -44,6 +45,18 @@ describe('wine metadata from OCR lines', () => {
     expect(m.variety_type).toBe('Sauvignon Blanc');
     expect(m.region_name).toBe('Marlborough');
     expect(m.country_name_inferred).toBe('New Zealand');
+  });
+
+  it('reports the variety as printed while its synonyms stay one grape', () => {
+    const shiraz = parseWineMetadata(syntheticLines(['Barossa Valley', 'Shiraz', '2018']), SIZE, undefined, { now: NOW });
+    expect(shiraz.variety_type).toBe('Shiraz');
+    // The English model reads no umlaut: the dictionary's spelling is reported, not the OCR's.
+    expect(parseWineMetadata(syntheticLines(['Spatburgunder']), SIZE).variety_type).toBe('Spätburgunder');
+    expect(canonicalVariety('Shiraz')).toBe('Syrah');
+    expect(sameVariety('Shiraz', 'Syrah')).toBe(true);
+    expect(sameVariety('Spätburgunder', 'Pinot Noir')).toBe(true);
+    expect(sameVariety('Shiraz', 'Merlot')).toBe(false);
+    expect(sameVariety('Unknown Grape', 'unknown grape')).toBe(true);
   });
 
   it('prefers the variety printed largest when a label names two', () => {

@@ -39,7 +39,8 @@ export function parseWineMetadata(
 
   const variety = pickHit(hits, 'variety');
   if (variety) {
-    meta.variety_type = variety.entry.canonical;
+    // As printed: a label that says Shiraz reads Shiraz; search takes synonyms as one grape (sameVariety).
+    meta.variety_type = variety.entry.spelling;
     meta.variety_rect = rect(variety.box);
   }
   const vintage = findVintage(lines, options.now);

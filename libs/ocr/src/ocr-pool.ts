@@ -40,14 +40,17 @@ const ASSUMED_DPI = 300;
 /** Tesseract reports words with no letters or digits for specks and rules of the label's frame. */
 const HAS_TEXT = /[\p{L}\p{N}]/u;
 
-/** Lines of a tesseract page; `map` takes its boxes to the caller's pixels (null: the word is dropped). */
-function toLines(page: Page, map: (b: PixelBox) => PixelBox | null): OcrLine[] {
+/**
+ * Lines of a tesseract page; `map` takes its boxes to the caller's pixels (null: the word is dropped), and words
+ * under minConfidence are dropped too.
+ */
+function toLines(page: Page, map: (b: PixelBox) => PixelBox | null, minConfidence = 0): OcrLine[] {
   const lines: OcrLine[] = [];
   for (const block of page.blocks ?? []) {
     for (const paragraph of block.paragraphs) {
       for (const line of paragraph.lines) {
         const words = line.words
-          .filter((w) => HAS_TEXT.test(w.text))
+          .filter((w) => HAS_TEXT.test(w.text) && w.confidence >= minConfidence)
           .flatMap((w) => {
             const box = map(w.bbox);
             return box ? [{ text: w.text, confidence: w.confidence, box }] : [];
@@ -64,6 +67,12 @@ function toLines(page: Page, map: (b: PixelBox) => PixelBox | null): OcrLine[] {
   }
   return lines;
 }
+
+/**
+ * Bands also catch a bottle's edge or a speck beside the print, which come back as unsure letters ("Hl", "IR"):
+ * on dark labels photographed on bottles such words read at 0-36 (a few at 54-61), the print beside them at 90-96.
+ */
+const MIN_BAND_WORD_CONFIDENCE = 40;
 
 /** A first-pass line stands for a band when it read real text (this confident, this many characters)... */
 const COVER_CONFIDENCE = 70;
@@ -154,7 +163,7 @@ export async function createOcrPool(opts: OcrPoolOptions = {}): Promise<OcrPool>
       let lines = first;
       if (missed.length > 0) {
         const mosaic = bandMosaic(grey, missed);
-        const second = toLines(await read(mosaic.image), (b) => mosaicToSource(mosaic, b));
+        const second = toLines(await read(mosaic.image), (b) => mosaicToSource(mosaic, b), MIN_BAND_WORD_CONFIDENCE);
         // Per band, the reading with more confident text wins: a band the first reading got right stays as it was.
         const better = missed.filter((band) => weight(second.filter((l) => within(l, band))) > weight(first.filter((l) => within(l, band))));
         lines = [

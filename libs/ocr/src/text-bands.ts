@@ -18,6 +18,8 @@ export interface TextBand {
 const SIDE_MARGIN_SHARE = 0.06;
 /** A row holds print when this share of its (inner) pixels is ink; lower is paper grain and JPEG noise. */
 const ROW_INK_SHARE = 0.004;
+/** Labels leave more than this share of their rows free of print: the quietest rows show the ink floor. */
+const FLOOR_PERCENTILE = 0.2;
 /** Rows of print closer than this share of the band's height belong to one line (i dots, accents, descenders). */
 const GAP_SHARE = 0.12;
 /** Bands lower than this are rules and specks; tesseract reads nothing there. */
@@ -46,6 +48,36 @@ function inkMask(g: GreyImage, y0: number, y1: number, threshold: number): { ink
   return { ink, lightInk };
 }
 
+/** Words of a line are closer than this share of its height; a border or a bottle's edge stands further off. */
+const WORD_GAP_SHARE = 1;
+/** Column runs with less ink than this share of the line's richest run are a border or a speck, not words. */
+const MIN_RUN_INK_SHARE = 0.15;
+
+/** The columns a band's print spans: its runs of inked columns, leaving out thin ones standing apart. */
+function inkSpan(ink: Uint8Array, width: number, y0: number, y1: number, xa: number, xb: number): { x0: number; x1: number; filled: number } | null {
+  const colInk = new Uint32Array(xb - xa);
+  for (let y = y0; y < y1; y++) for (let x = xa; x < xb; x++) colInk[x - xa] += ink[y * width + x];
+  const maxGap = Math.max(2, WORD_GAP_SHARE * (y1 - y0));
+  const runs: Array<{ x0: number; x1: number; ink: number }> = [];
+  let gap = Infinity;
+  for (let i = 0; i < colInk.length; i++) {
+    if (colInk[i] === 0) {
+      gap++;
+      continue;
+    }
+    const last = runs[runs.length - 1];
+    if (last && gap <= maxGap) {
+      last.x1 = xa + i + 1;
+      last.ink += colInk[i];
+    } else runs.push({ x0: xa + i, x1: xa + i + 1, ink: colInk[i] });
+    gap = 0;
+  }
+  if (runs.length === 0) return null;
+  const richest = Math.max(...runs.map((r) => r.ink));
+  const kept = runs.filter((r) => r.ink >= MIN_RUN_INK_SHARE * richest);
+  return { x0: Math.min(...kept.map((r) => r.x0)), x1: Math.max(...kept.map((r) => r.x1)), filled: kept.reduce((s, r) => s + r.ink, 0) };
+}
+
 export function findTextBands(g: GreyImage): TextBand[] {
   if (g.width < 4 || g.height < MIN_BAND_HEIGHT) return [];
   const threshold = otsuThreshold(histogram(g));
@@ -61,13 +93,15 @@ export function findTextBands(g: GreyImage): TextBand[] {
   }
   const xa = Math.floor(g.width * SIDE_MARGIN_SHARE);
   const xb = g.width - xa;
-  const minInk = Math.max(1, (xb - xa) * ROW_INK_SHARE);
   const rowInk = new Uint32Array(g.height);
   for (let y = 0; y < g.height; y++) {
     let n = 0;
     for (let x = xa; x < xb; x++) n += ink[y * g.width + x];
     rowInk[y] = n;
   }
+  // Ink every row has (a slightly tilted border, the edge of the bottle) is the floor the print stands on.
+  const floor = [...rowInk].sort((a, b) => a - b)[Math.floor(g.height * FLOOR_PERCENTILE)];
+  const minInk = floor + Math.max(1, (xb - xa) * ROW_INK_SHARE);
   const runs: Array<[number, number]> = [];
   for (let y = 0; y < g.height; ) {
     if (rowInk[y] < minInk) {
@@ -87,19 +121,13 @@ export function findTextBands(g: GreyImage): TextBand[] {
   }
   const bands: TextBand[] = [];
   for (const [y0, y1] of merged) {
+    // Print touching the image's top or bottom is cut off there, or is the edge of the stock itself.
+    if (y0 === 0 || y1 === g.height) continue;
     if (y1 - y0 < MIN_BAND_HEIGHT || y1 - y0 > MAX_BAND_HEIGHT_SHARE * g.height) continue;
-    let x0 = xb;
-    let x1 = xa;
-    let filled = 0;
-    for (let y = y0; y < y1; y++) {
-      for (let x = xa; x < xb; x++) {
-        if (!ink[y * g.width + x]) continue;
-        filled++;
-        if (x < x0) x0 = x;
-        if (x >= x1) x1 = x + 1;
-      }
-    }
-    if (x1 <= x0 || filled > MAX_BAND_FILL * (x1 - x0) * (y1 - y0)) continue;
+    const span = inkSpan(ink, g.width, y0, y1, xa, xb);
+    if (!span) continue;
+    const { x0, x1, filled } = span;
+    if (filled > MAX_BAND_FILL * (x1 - x0) * (y1 - y0)) continue;
     let light = 0;
     for (let y = y0; y < y1; y++) light += lightRows[y];
     bands.push({ box: { x0, y0, x1, y1 }, lightInk: light * 2 > y1 - y0 });

@@ -7,7 +7,7 @@
  * dictionaries), put on a bottle and photographed: cylinder wrap, perspective, glare, blur, JPEG (wine-photos.ts).
  * The collection holds the flat labels; queries are photos of some of them.
  *
- *   npx tsx tools/bench/wine/run.ts [--labels N] [--queries N] [--seed N] [--printed] [--no-search]
+ *   npx tsx tools/bench/wine/run.ts [--labels N] [--queries N] [--seed N] [--printed] [--no-search] [--verbose]
  *
  * --printed (issue 17): the labels as wineries print them (printed-labels.ts: 20 faces of Debian's font packages,
  * half of them held out from tuning, text 20-160 px on a 700×900 label, a quarter light on dark stock), photographed
@@ -40,6 +40,8 @@ const SEED = flag('seed', 1);
 const PRINTED = process.argv.includes('--printed');
 /** Fields and label_rect only (no collection search): half the time, for tuning the reader. */
 const NO_SEARCH = process.argv.includes('--no-search');
+/** Every printed query's misses with the tokens read, and label_rect misses. */
+const VERBOSE = process.argv.includes('--verbose');
 const rand = mulberry32(SEED);
 const pick = <T>(list: readonly T[]): T => list[Math.floor(rand() * list.length)];
 
@@ -174,13 +176,15 @@ async function main(): Promise<void> {
     const fields = { vintage: 0, variety: 0, region: 0, country: 0, color: 0 };
     const ious: number[] = [];
     const extractTimes: number[] = [];
+    /** CPU time of the whole process (tesseract's worker threads included) per call: what load on the machine does not change. */
+    const extractCpu: number[] = [];
     const searchTimes: number[] = [];
     let hits = 0;
     let twinQueries = 0;
     let twinHits = 0;
     const misses: string[] = [];
     const byCategory: Record<string, { n: number; vintage: number; variety: number; region: number; country: number; color: number; iou: number }> = {};
-    const vintageMisses: string[] = [];
+    const fieldMisses: string[] = [];
     /** score_text of the results (top 10) against the photo: its own label, its near-twins, other producers' labels. */
     const textOwn: number[] = [];
     const textTwin: number[] = [];
@@ -200,8 +204,11 @@ async function main(): Promise<void> {
           });
       const extractPayload: WineExtractPayload = { account_id: accountId, service: 'wine', op: 'metadata', images: [{ staged_key: await stage(photo.jpeg), label: 'q.jpg' }], preferred_side: WINE_PREFERRED_SIDE };
       let t0 = performance.now();
+      const cpu0 = process.cpuUsage();
       const extracted = await run<WineExtractResult>(JobKind.WineExtract, extractPayload);
       extractTimes.push(performance.now() - t0);
+      const cpu = process.cpuUsage(cpu0);
+      extractCpu.push((cpu.user + cpu.system) / 1000);
       const meta = extracted.items[0]?.metadata ?? {};
       const right = {
         vintage: meta.vintage_year === entry.spec.vintage,
@@ -234,7 +241,14 @@ async function main(): Promise<void> {
           for (const key of Object.keys(fields) as Array<keyof typeof fields>) if (right[key]) row[key]++;
           if (iou >= 0.7) row.iou++;
         }
-        if (!right.vintage) vintageMisses.push(`${style.face.family} ${style.vintageSize} px ${style.dark ? 'dark' : 'light'} ${condition}: ${entry.spec.vintage} read ${meta.vintage_year ?? '-'}`);
+        const wrong = (['vintage', 'variety', 'region', 'country'] as const).filter((k) => !right[k]);
+        if (wrong.length > 0 || (VERBOSE && iou < 0.7)) {
+          fieldMisses.push(
+            `${style.face.family} ${style.face.split}, vintage ${style.vintageSize} px, ${style.dark ? 'dark' : 'light'} stock, ${condition}: ` +
+              wrong.map((k) => `${k} ${k === 'variety' ? entry.spec.variety : k === 'vintage' ? entry.spec.vintage : entry.spec[k]} read ${meta[({ vintage: 'vintage_year', variety: 'variety_type', region: 'region_name', country: 'country_name' } as const)[k]] ?? '-'}`).join('; ') +
+              (VERBOSE ? ` | rect IoU ${iou.toFixed(2)} ${JSON.stringify(rect)} | tokens ${JSON.stringify(meta.text_tokens)}` : ''),
+          );
+        }
       }
 
       if (NO_SEARCH) continue;
@@ -275,7 +289,8 @@ async function main(): Promise<void> {
       `search recall@1: ${pct(hits)} % (near-twin queries: ${twinQueries ? ((100 * twinHits) / twinQueries).toFixed(1) : '-'} %)`,
       `score_text in the results: own label min ${Math.min(...textOwn)}, p5 ${percentile(textOwn, 5)} (${textOwn.length}); ` +
         `near-twins ${Math.min(...textTwin)}-${Math.max(...textTwin)} (${textTwin.length}); other producers max ${Math.max(...textOther)}, p95 ${percentile(textOther, 95)} (${textOther.length})`,
-      `extract_metadata per image: p50 ${ms(percentile(extractTimes, 50))}, p95 ${ms(percentile(extractTimes, 95))}`,
+      `extract_metadata per image: p50 ${ms(percentile(extractTimes, 50))}, p95 ${ms(percentile(extractTimes, 95))}; ` +
+        `CPU time p50 ${ms(percentile(extractCpu, 50))}, p95 ${ms(percentile(extractCpu, 95))} (load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores)`,
       `search: p50 ${ms(percentile(searchTimes, 50))}, p95 ${ms(percentile(searchTimes, 95))}`,
       `add per image (batches of 10): p50 ${ms(percentile(addTimes, 50))}, p95 ${ms(percentile(addTimes, 95))}`,
       `total run: ${((performance.now() - started) / 1000).toFixed(0)} s`,
@@ -286,7 +301,7 @@ async function main(): Promise<void> {
       for (const [c, r] of Object.entries(byCategory).sort(([a], [b]) => a.localeCompare(b))) {
         lines.push(`  ${c.padEnd(26)} n ${String(r.n).padStart(3)}  vintage${share(r.vintage, r.n)}  variety${share(r.variety, r.n)}  region${share(r.region, r.n)}  country${share(r.country, r.n)}  color${share(r.color, r.n)}  rect${share(r.iou, r.n)}`);
       }
-      if (vintageMisses.length) lines.push(`vintage misses:\n  ${vintageMisses.join('\n  ')}`);
+      if (fieldMisses.length) lines.push(`field misses:\n  ${fieldMisses.join('\n  ')}`);
     }
     console.log(lines.join('\n'));
     if (misses.length) console.log(`misses:\n  ${misses.join('\n  ')}`);

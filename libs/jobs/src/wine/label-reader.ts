@@ -1,4 +1,4 @@
-import { createOcrPool, detectLabel, OcrPool, parseWineMetadata, RgbImage } from '@loupe/ocr';
+import { createOcrPool, detectLabel, labelAroundText, OcrPool, parseWineMetadata, unionBox, type OcrLine, type PixelBox, RgbImage } from '@loupe/ocr';
 import { Stopwatch } from '../stopwatch';
 import type { WineLabelMetadata } from './contracts';
 
@@ -9,6 +9,26 @@ export interface LabelReading {
   found: boolean;
   time_detect_label: number;
   time_extract_text: number;
+}
+
+/** A label prints several lines (producer, vintage, variety...): one line or none means the wrong region. */
+const MIN_LABEL_LINES = 2;
+/** The stock region replaces the detected box when it holds it and is this much larger. */
+const LARGER_LABEL_RATIO = 1.2;
+/** Share of a box that must lie inside another for it to count as inside. */
+const INSIDE_SHARE = 0.9;
+
+function letters(lines: OcrLine[]): number {
+  return lines.reduce((n, l) => n + l.text.replace(/[^\p{L}\p{N}]/gu, '').length, 0);
+}
+
+function area(b: PixelBox): number {
+  return Math.max(0, b.x1 - b.x0) * Math.max(0, b.y1 - b.y0);
+}
+
+function containsMost(outer: PixelBox, inner: PixelBox): boolean {
+  const overlap = area({ x0: Math.max(outer.x0, inner.x0), y0: Math.max(outer.y0, inner.y0), x1: Math.min(outer.x1, inner.x1), y1: Math.min(outer.y1, inner.y1) });
+  return overlap >= INSIDE_SHARE * area(inner);
 }
 
 export class LabelReaderClosedError extends Error {
@@ -38,10 +58,20 @@ export class WineLabelReader {
     const pool = await this.ocr();
     let lines = await pool.recognize(img, box);
     let labelBox = box;
-    if (lines.length === 0 && box) {
-      // A bright region without text was taken for the label (a reflection, a price tag): read the whole photo.
-      lines = await pool.recognize(img);
-      labelBox = undefined;
+    if (box && lines.length < MIN_LABEL_LINES) {
+      // A bright region with little text was taken for the label (a reflection, a price tag, the big light
+      // figures of a dark label): read the whole photo too and keep the fuller reading.
+      const whole = await pool.recognize(img);
+      if (letters(whole) > letters(lines)) {
+        lines = whole;
+        labelBox = undefined;
+      }
+    }
+    if (lines.length > 0) {
+      // Labels detectLabel cannot single out (light print on dark stock, a label filling the frame) are found
+      // round their text instead; a detected box inside that larger stock region was only part of the label.
+      const around = labelAroundText(img, unionBox(lines.map((l) => l.box)));
+      if (!labelBox || (containsMost(around, labelBox) && area(around) > area(labelBox) * LARGER_LABEL_RATIO)) labelBox = around;
     }
     const metadata = parseWineMetadata(lines, img, labelBox) as unknown as WineLabelMetadata;
     textWatch.stop();

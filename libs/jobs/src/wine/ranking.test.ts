@@ -24,6 +24,18 @@ describe('wine search order', () => {
     expect(ranked[0].item.score_text).toBe(100);
   });
 
+  it('takes a label printed Shiraz and one printed Syrah for the same variety', () => {
+    const shiraz: WineLabelMetadata = { vintage_year: 2016, variety_type: 'Shiraz', text_tokens: tokens('domaine rivel barossa 2016 red wine') };
+    const ranked = rankByLabel(
+      [
+        { item: item('rivel-merlot.jpg', 80), label: { vintage_year: 2016, variety_type: 'Merlot', text_tokens: tokens('domaine rivel barossa 2016 red wine') } },
+        { item: item('rivel-syrah.jpg', 78), label: { vintage_year: 2016, variety_type: 'Syrah', text_tokens: tokens('domaine rivel barossa 2016 red wine') } },
+      ],
+      shiraz,
+    );
+    expect(ranked.map((r) => r.item.filepath)).toEqual(['rivel-syrah.jpg', 'rivel-merlot.jpg']);
+  });
+
   it('does not let text alone lift a weak image match over a strong one when the text identifies no label', () => {
     // A poorly read photo: no candidate reads >= TEXT_ONLY_MIN_SCORE, so the image scores count in full.
     const poorRead = { text_tokens: tokens('tenuta bellavista chianti rosso riserva') };

@@ -1,4 +1,4 @@
-import { resolveVintage, textSimilarity } from '@loupe/ocr';
+import { resolveVintage, sameVariety, textSimilarity } from '@loupe/ocr';
 import type { WineLabelMetadata, WineMatchItem } from './contracts';
 
 /** Specification 8: score_text is produced for the top 10 results only. */
@@ -80,7 +80,8 @@ function fieldAgreement(query: WineLabelMetadata, target: WineLabelMetadata): nu
   if (queryYear !== undefined && targetYear !== undefined) bonus += queryYear === targetYear ? FIELD_AGREEMENT_BONUS : -FIELD_AGREEMENT_BONUS;
   const queryVariety = query.variety_type;
   const targetVariety = target.variety_type;
-  if (queryVariety !== undefined && targetVariety !== undefined) bonus += queryVariety === targetVariety ? FIELD_AGREEMENT_BONUS : -FIELD_AGREEMENT_BONUS;
+  // Labels report the variety as printed: a Shiraz and a Syrah are one grape.
+  if (queryVariety !== undefined && targetVariety !== undefined) bonus += sameVariety(String(queryVariety), String(targetVariety)) ? FIELD_AGREEMENT_BONUS : -FIELD_AGREEMENT_BONUS;
   return bonus;
 }
 
