@@ -5,14 +5,15 @@
 // its own module (__dirname) finds them from dist/ exactly as it does from the sources:
 //   - the non-TypeScript files under each project's src/ (the console's static files, the pool's worker-boot.cjs) and
 //     its data/ folder (the fingerprint vocabulary; the OCR dictionaries, which tsc also emits as imported JSON);
-//   - a package.json per lib whose `main` is the compiled barrel (src/index.js), and dist/node_modules/@loupe/<lib>
-//     linking to it, so that `require('@loupe/<lib>')` from dist/apps/... resolves to compiled JavaScript (Node looks in
-//     dist/node_modules before the repository's node_modules, whose @loupe links point at the TypeScript sources that
-//     vitest, tsx and tsc keep using).
+//   - dist/node_modules/@loupe/<lib>/package.json whose `main` is the lib's compiled barrel
+//     (../../../libs/<lib>/src/index.js), so that `require('@loupe/<lib>')` from dist/ resolves to compiled JavaScript:
+//     Node looks in dist/node_modules before the repository's node_modules, whose @loupe links point at the TypeScript
+//     sources that vitest, tsx and tsc keep using. Modules load from their real place (dist/libs/<lib>/src), once.
+//   - dist/libs/<lib>/package.json (main: src/index.js), so that compiled files are CommonJS whatever the root says.
 //
 // Usage: node tools/build/assets.mjs [project-root ...]   (default: every project under apps/ and libs/)
 // Copies only files whose size or modification time changed, so a run on an up-to-date dist/ costs milliseconds.
-import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -48,15 +49,13 @@ function writeIfChanged(file, text) {
   writeFileSync(file, text);
 }
 
-function linkIfMissing(link, target) {
-  try {
-    if (readlinkSync(link) === target) return;
-    rmSync(link, { force: true, recursive: true });
-  } catch {
-    // no link yet
-  }
-  mkdirSync(path.dirname(link), { recursive: true });
-  symlinkSync(target, link, 'dir');
+/** dist/node_modules/<name>/package.json whose main is the compiled barrel of the lib in dist/libs/<lib>. */
+function writeEntryPackage(name, compiledLib) {
+  const dir = path.join(DIST, 'node_modules', name);
+  // A link left by an earlier version of this script would make the write below land in dist/libs.
+  if (existsSync(dir) && lstatSync(dir).isSymbolicLink()) rmSync(dir);
+  const main = path.relative(dir, path.join(compiledLib, 'src', 'index.js')).split(path.sep).join('/');
+  writeIfChanged(path.join(dir, 'package.json'), `${JSON.stringify({ name, private: true, main }, null, 2)}\n`);
 }
 
 const projects = process.argv.slice(2).length
@@ -74,8 +73,9 @@ for (const project of projects) {
     const manifest = JSON.parse(readFileSync(path.join(source, 'package.json'), 'utf8'));
     const compiled = { name: manifest.name, version: manifest.version, private: true, main: 'src/index.js', types: 'src/index.d.ts' };
     writeIfChanged(path.join(out, 'package.json'), `${JSON.stringify(compiled, null, 2)}\n`);
-    // dist/node_modules/@loupe/<lib> -> ../../libs/<lib>: relative, so dist/ can be copied as a whole (Docker).
-    linkIfMissing(path.join(DIST, 'node_modules', manifest.name), path.relative(path.join(DIST, 'node_modules', path.dirname(manifest.name)), out));
+    // A plain file, not a link (Nx's cache and Docker's COPY keep files): its relative main
+    // (../../../libs/<lib>/src/index.js) keeps working wherever dist/ is copied as a whole.
+    writeEntryPackage(manifest.name, out);
   }
 }
 if (copied) console.error(`build: ${copied} asset file(s) copied into dist/`);
