@@ -51,6 +51,13 @@ describe('text bands', () => {
     expect(findTextBands(await grey(svg))).toEqual([]);
   });
 
+  it('finds no band in a picture without print: a disc on a plain ground', async () => {
+    const svg =
+      `<svg xmlns="http://www.w3.org/2000/svg" width="480" height="1000"><rect width="100%" height="100%" fill="#336699"/>` +
+      `<circle cx="240" cy="500" r="230" fill="#cc8844"/></svg>`;
+    expect(findTextBands(await grey(svg))).toEqual([]);
+  });
+
   it('scales every band to the target height, dark on light, and maps boxes back to the label', async () => {
     const g = await grey(label(LINES, '#14233a', '#f1e6c8'));
     const bands = findTextBands(g);

@@ -32,22 +32,6 @@ const MAX_BAND_FILL = 0.85;
  */
 const MAX_BAND_HEIGHT_SHARE = 0.3;
 
-/**
- * Ink is the minority side of Otsu's split within the region: on light stock the dark pixels, on dark stock the
- * light ones. Decided per horizontal strip so that a dark banner on a cream label reads as well as the cream.
- */
-function inkMask(g: GreyImage, y0: number, y1: number, threshold: number): { ink: Uint8Array; lightInk: boolean } {
-  let bright = 0;
-  for (let i = y0 * g.width; i < y1 * g.width; i++) if (g.data[i] > threshold) bright++;
-  const lightInk = bright < ((y1 - y0) * g.width) / 2;
-  const ink = new Uint8Array((y1 - y0) * g.width);
-  for (let i = 0; i < ink.length; i++) {
-    const v = g.data[y0 * g.width + i];
-    ink[i] = (lightInk ? v > threshold : v <= threshold) ? 1 : 0;
-  }
-  return { ink, lightInk };
-}
-
 /** Words of a line are closer than this share of its height; a border or a bottle's edge stands further off. */
 const WORD_GAP_SHARE = 1;
 /** Column runs with less ink than this share of the line's richest run are a border or a speck, not words. */
@@ -80,17 +64,14 @@ function inkSpan(ink: Uint8Array, width: number, y0: number, y1: number, xa: num
 
 export function findTextBands(g: GreyImage): TextBand[] {
   if (g.width < 4 || g.height < MIN_BAND_HEIGHT) return [];
+  // Ink is the minority side of Otsu's split: on light stock the dark pixels, on dark stock the light ones. One
+  // polarity for the whole label: deciding it strip by strip made bands of nothing where a strip's majority flipped.
   const threshold = otsuThreshold(histogram(g));
-  // Polarity per strip a tenth of the image high: stock colour changes at banners, not within a line.
-  const strip = Math.max(MIN_BAND_HEIGHT, Math.round(g.height / 10));
+  let bright = 0;
+  for (let i = 0; i < g.data.length; i++) if (g.data[i] > threshold) bright++;
+  const lightInk = bright * 2 < g.data.length;
   const ink = new Uint8Array(g.width * g.height);
-  const lightRows = new Uint8Array(g.height);
-  for (let y = 0; y < g.height; y += strip) {
-    const y1 = Math.min(g.height, y + strip);
-    const m = inkMask(g, y, y1, threshold);
-    ink.set(m.ink, y * g.width);
-    lightRows.fill(m.lightInk ? 1 : 0, y, y1);
-  }
+  for (let i = 0; i < ink.length; i++) ink[i] = (lightInk ? g.data[i] > threshold : g.data[i] <= threshold) ? 1 : 0;
   const xa = Math.floor(g.width * SIDE_MARGIN_SHARE);
   const xb = g.width - xa;
   const rowInk = new Uint32Array(g.height);
@@ -128,9 +109,7 @@ export function findTextBands(g: GreyImage): TextBand[] {
     if (!span) continue;
     const { x0, x1, filled } = span;
     if (filled > MAX_BAND_FILL * (x1 - x0) * (y1 - y0)) continue;
-    let light = 0;
-    for (let y = y0; y < y1; y++) light += lightRows[y];
-    bands.push({ box: { x0, y0, x1, y1 }, lightInk: light * 2 > y1 - y0 });
+    bands.push({ box: { x0, y0, x1, y1 }, lightInk });
   }
   return bands;
 }

@@ -9,8 +9,8 @@
  *
  *   npx tsx tools/bench/wine/run.ts [--labels N] [--queries N] [--seed N] [--printed] [--no-search] [--verbose]
  *
- * --printed (issue 17): the labels as wineries print them (printed-labels.ts: 20 faces of Debian's font packages,
- * half of them held out from tuning, text 20-160 px on a 700×900 label, a quarter light on dark stock), photographed
+ * --printed (issue 17): the labels as wineries print them (printed-labels.ts: 26 faces of Debian's font packages,
+ * 10 used in tuning, 10 held out, 6 never rendered before the final runs, text 20-160 px on a 700×900 label, a quarter light on dark stock), photographed
  * flat on a dark backdrop (rotated ±4°, JPEG 70-90) or on a bottle (cylinder, perspective, glare, blur); the variety
  * is printed under any of its names (synonyms accepted); every field is reported per category.
  *   Quick (~2 min on 2 cores): --labels 120 --queries 40 (the default)
@@ -230,7 +230,7 @@ async function main(): Promise<void> {
         const { style } = entry.printed;
         const categories = [
           `face ${style.face.kind}`,
-          `${style.face.split === 'tune' ? 'tuning' : 'held-out'} faces`,
+          `${style.face.split === 'tune' ? 'tuning' : style.face.split === 'heldout' ? 'held-out' : 'unseen'} faces`,
           sizeClass(style.vintageSize),
           style.dark ? 'light on dark stock' : 'dark on light stock',
           condition === 'flat' ? 'flat, framed on backdrop' : 'on a bottle',
