@@ -92,6 +92,32 @@ describe('project boundaries', () => {
 
 const LAYERS = ['layer:pure', 'layer:infra', 'layer:domain', 'layer:wiring', 'layer:app'];
 
+describe('the build (tsconfig.build.json per project, tsc -b)', () => {
+  it('references exactly the libs each project imports in production code, and the root builds every project', () => {
+    // tsc -b compiles a project against the declarations of the projects it references: an import of a lib the
+    // project does not reference fails the build, and a stale reference builds a lib for nothing.
+    const all: string[] = [];
+    for (const kind of ['apps', 'libs'] as const) {
+      for (const project of projects(kind)) {
+        all.push(`./${kind}/${project}/tsconfig.build.json`);
+        const config = JSON.parse(readFileSync(path.join(ROOT, kind, project, 'tsconfig.build.json'), 'utf8'));
+        const referenced = ((config.references ?? []) as { path: string }[]).map((r) => r.path.match(/libs\/([^/]+)\//)![1]).sort();
+        const imported = new Set<string>();
+        for (const file of sourceFiles(path.join(ROOT, kind, project, 'src'))) {
+          if (/\.test\.ts$|[\\/](testing|test-support)[\\/]/.test(file)) continue;
+          for (const spec of importsOf(file)) {
+            const lib = /^@loupe\/([^/]+)$/.exec(spec)?.[1];
+            if (lib && lib !== project) imported.add(lib);
+          }
+        }
+        expect(referenced, `${kind}/${project}/tsconfig.build.json references`).toEqual([...imported].sort());
+      }
+    }
+    const root = JSON.parse(readFileSync(path.join(ROOT, 'tsconfig.build.json'), 'utf8'));
+    expect((root.references as { path: string }[]).map((r) => r.path).sort()).toEqual(all.sort());
+  });
+});
+
 describe('@nx/enforce-module-boundaries on this repository (eslint.config.mjs)', () => {
   let eslint: ESLint;
 

@@ -20,7 +20,7 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 const DIST = path.join(ROOT, 'dist');
 
 /** Test sources and test helpers never reach dist/ (tsconfig.build.json leaves them out too). */
-const skipped = (name) => name === 'node_modules' || name === 'testing' || /\.test\.[cm]?[jt]s$/.test(name) || /\.ts$/.test(name);
+const skipped = (name) => name === 'node_modules' || name === 'testing' || name === 'test-support' || /\.test\.[cm]?[jt]s$/.test(name) || /\.ts$/.test(name);
 
 function copyTree(from, to) {
   if (!existsSync(from)) return 0;
