@@ -35,6 +35,11 @@ export interface Dictionary {
   byKey: Map<string, DictEntry[]>;
   byWordCount: Map<number, DictEntry[]>;
   commonWords: Set<string>;
+  /**
+   * Regions and countries spelled with common words only ("Dry Creek Valley"): too likely in prose to be looked
+   * for within a line, they count only as a whole line of two words or more, exactly (key → entries).
+   */
+  wholeLine: Map<string, DictEntry[]>;
   maxWords: number;
   versions: Record<string, string>;
 }
@@ -117,9 +122,11 @@ let cached: Dictionary | undefined;
 export function defaultDictionary(): Dictionary {
   if (cached) return cached;
   const commonWords = new Set(commonWordData.words.map((w) => matchWords(w).join(' ')));
-  const entries = buildEntries().filter(
-    (e) => !((e.category === 'region' || e.category === 'country') && e.words.every((w) => commonWords.has(w))),
-  );
+  const all = buildEntries();
+  const proseLike = (e: DictEntry) => (e.category === 'region' || e.category === 'country') && e.words.every((w) => commonWords.has(w));
+  const entries = all.filter((e) => !proseLike(e));
+  const wholeLine = new Map<string, DictEntry[]>();
+  for (const e of all) if (proseLike(e) && e.words.length >= 2) pushTo(wholeLine, e.key, e);
   const byKey = new Map<string, DictEntry[]>();
   const byWordCount = new Map<number, DictEntry[]>();
   let maxWords = 0;
@@ -133,6 +140,7 @@ export function defaultDictionary(): Dictionary {
     byKey,
     byWordCount,
     commonWords,
+    wholeLine,
     maxWords,
     versions: {
       grapeVarieties: grapeData.version,

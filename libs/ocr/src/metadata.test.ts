@@ -59,6 +59,16 @@ describe('wine metadata from OCR lines', () => {
     expect(sameVariety('Unknown Grape', 'unknown grape')).toBe(true);
   });
 
+  it('reads a region spelled with common words when it is a line of its own, not inside prose', () => {
+    expect(parseWineMetadata(syntheticLines(['Weingut Northcote', 'DRY CREEK VALLEY', '2015']), SIZE).region_name).toBe('Dry Creek Valley');
+    expect(parseWineMetadata(syntheticLines(['grown where the dry creek valley meets the sea']), SIZE).region_name).toBeUndefined();
+  });
+
+  it('takes the other region when the variety is named after an appellation and printed larger', () => {
+    const lines = syntheticLines(['Clos Oakridge', 'Musigny', '2005', 'Lambrusco di Sorbara'], { heights: [30, 20, 30, 30] });
+    expect(parseWineMetadata(lines, SIZE)).toMatchObject({ region_name: 'Musigny', variety_type: 'Lambrusco di Sorbara' });
+  });
+
   it('prefers the variety printed largest when a label names two', () => {
     const lines = syntheticLines(['Merlot', 'blended with Cabernet Franc'], { heights: [40, 12] });
     expect(parseWineMetadata(lines, SIZE).variety_type).toBe('Merlot');

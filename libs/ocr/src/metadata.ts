@@ -53,7 +53,9 @@ export function parseWineMetadata(
     meta.color_type = color.entry.canonical;
     meta.color_rect = rect(color.box);
   }
-  const region = pickHit(hits, 'region');
+  // A grape named after its appellation ("Lambrusco di Sorbara") is the variety line; another region wins.
+  const sameSpan = (a: TermHit, b: TermHit) => a.lineIndex === b.lineIndex && a.start === b.start && a.end === b.end;
+  const region = pickHit(hits.filter((h) => !(variety && sameSpan(h, variety))), 'region') ?? pickHit(hits, 'region');
   if (region) {
     meta.region_name = region.entry.canonical;
     meta.region_rect = rect(region.box);

@@ -68,6 +68,9 @@ export function findTermHits(lines: OcrLine[], dict: Dictionary = defaultDiction
   lines.forEach((line, lineIndex) => {
     const tokens = lineTokens(line);
     const candidates: TermHit[] = [];
+    for (const entry of dict.wholeLine.get(tokens.map((t) => t.norm).join(' ')) ?? []) {
+      candidates.push({ entry, edits: 0, lineIndex, start: 0, end: tokens.length, box: unionBox(tokens.map((t) => t.box)) });
+    }
     for (let start = 0; start < tokens.length; start++) {
       for (let n = 1; n <= dict.maxWords && start + n <= tokens.length; n++) {
         const span = tokens.slice(start, start + n);
