@@ -101,6 +101,18 @@ function weight(lines: OcrLine[]): number {
   return lines.reduce((sum, l) => sum + l.words.reduce((s, w) => s + (w.text.replace(/[^\p{L}\p{N}]/gu, '').length * w.confidence) / 100, 0), 0);
 }
 
+/** Lines the first reading found, from this many on, show where the print is; the bands are looked for there. */
+const MIN_LINES_FOR_COLUMNS = 2;
+/** Missed lines may be wider than the ones read: this share of the image's width is added on each side. */
+const COLUMN_MARGIN_SHARE = 0.1;
+
+function printColumns(lines: OcrLine[], width: number): { x0: number; x1: number } | undefined {
+  const sure = lines.filter((l) => l.confidence >= COVER_CONFIDENCE);
+  if (sure.length < MIN_LINES_FOR_COLUMNS) return undefined;
+  const extent = unionBox(sure.map((l) => l.box));
+  return { x0: extent.x0 - COLUMN_MARGIN_SHARE * width, x1: extent.x1 + COLUMN_MARGIN_SHARE * width };
+}
+
 /** A first-pass line is replaced by a band's second reading when most of it lies in that band. */
 function within(line: OcrLine, band: TextBand): boolean {
   const overlap = Math.min(line.box.y1, band.box.y1) - Math.max(line.box.y0, band.box.y0);
@@ -159,7 +171,7 @@ export async function createOcrPool(opts: OcrPoolOptions = {}): Promise<OcrPool>
       if (grey.width === 0 || grey.height === 0) return [];
       const first = toLines(await read(grey), (b) => b);
       // Second reading: the bands the first one missed or garbled, each at tesseract's size and polarity.
-      const missed = findTextBands(grey).filter((band) => !first.some((line) => covers(line, band)));
+      const missed = findTextBands(grey, printColumns(first, grey.width)).filter((band) => !first.some((line) => covers(line, band)));
       let lines = first;
       if (missed.length > 0) {
         const mosaic = bandMosaic(grey, missed);

@@ -58,6 +58,24 @@ describe('text bands', () => {
     expect(findTextBands(await grey(svg))).toEqual([]);
   });
 
+  it('keeps to the columns of the print it is given: a dark label between light walls', async () => {
+    const svg =
+      `<svg xmlns="http://www.w3.org/2000/svg" width="1000" height="900"><rect width="100%" height="100%" fill="#c9c2b5"/>` +
+      `<rect x="150" y="0" width="700" height="900" fill="#14233a"/>` +
+      `<text x="500" y="300" font-family="DejaVu Serif" font-size="60" text-anchor="middle" fill="#f1e6c8">Domaine Rivel</text>` +
+      `<text x="500" y="600" font-family="DejaVu Serif" font-size="120" text-anchor="middle" fill="#f1e6c8">2015</text></svg>`;
+    const g = await grey(svg);
+    // The walls are the light side of the split: every row is "ink" at the sides and the print is lost among it.
+    expect(findTextBands(g).every((b) => b.box.x0 < 150 || b.box.x1 > 850)).toBe(true);
+    const bands = findTextBands(g, { x0: 200, x1: 800 });
+    expect(bands).toHaveLength(2);
+    for (const b of bands) {
+      expect(b.box.x0).toBeGreaterThan(250);
+      expect(b.box.x1).toBeLessThan(750);
+    }
+    expect(bands[1].box.y1 - bands[1].box.y0).toBeGreaterThan(80);
+  });
+
   it('scales every band to the target height, dark on light, and maps boxes back to the label', async () => {
     const g = await grey(label(LINES, '#14233a', '#f1e6c8'));
     const bands = findTextBands(g);

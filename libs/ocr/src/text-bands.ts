@@ -62,7 +62,11 @@ function inkSpan(ink: Uint8Array, width: number, y0: number, y1: number, xa: num
   return { x0: Math.min(...kept.map((r) => r.x0)), x1: Math.max(...kept.map((r) => r.x1)), filled: kept.reduce((s, r) => s + r.ink, 0) };
 }
 
-export function findTextBands(g: GreyImage): TextBand[] {
+/**
+ * Bands of print, top to bottom. `columns` narrows the search to where the print is known to be (the first
+ * reading's lines): beside a dark label on a bottle, the light wall would otherwise count as ink.
+ */
+export function findTextBands(g: GreyImage, columns?: { x0: number; x1: number }): TextBand[] {
   if (g.width < 4 || g.height < MIN_BAND_HEIGHT) return [];
   // Ink is the minority side of Otsu's split: on light stock the dark pixels, on dark stock the light ones. One
   // polarity for the whole label: deciding it strip by strip made bands of nothing where a strip's majority flipped.
@@ -72,8 +76,10 @@ export function findTextBands(g: GreyImage): TextBand[] {
   const lightInk = bright * 2 < g.data.length;
   const ink = new Uint8Array(g.width * g.height);
   for (let i = 0; i < ink.length; i++) ink[i] = (lightInk ? g.data[i] > threshold : g.data[i] <= threshold) ? 1 : 0;
-  const xa = Math.floor(g.width * SIDE_MARGIN_SHARE);
-  const xb = g.width - xa;
+  const margin = Math.floor(g.width * SIDE_MARGIN_SHARE);
+  const xa = Math.max(margin, Math.floor(columns?.x0 ?? 0));
+  const xb = Math.min(g.width - margin, Math.ceil(columns?.x1 ?? g.width));
+  if (xb - xa < 4) return [];
   const rowInk = new Uint32Array(g.height);
   for (let y = 0; y < g.height; y++) {
     let n = 0;
