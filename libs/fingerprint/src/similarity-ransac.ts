@@ -93,7 +93,7 @@ function inlierIndices(from: Float64Array, to: Float64Array, model: readonly num
 }
 
 /** Least-squares similarity over the pairs `use` (closed form on centred points); null when they do not span. */
-function leastSquares(from: Float64Array, to: Float64Array, use: readonly number[]): [number, number, number, number] | null {
+export function leastSquares(from: Float64Array, to: Float64Array, use: readonly number[]): [number, number, number, number] | null {
   if (use.length < 2) return null;
   let fx = 0, fy = 0, gx = 0, gy = 0;
   for (const k of use) {

@@ -4,6 +4,7 @@ import { isPlausibleTransform } from './transform-sanity';
 import { matchMetrics, scoreFromInliers } from './match-metrics';
 import { defaultVocabulary } from './default-vocabulary';
 import { cellRatioMatches } from './descriptor-matcher';
+import { repeatedPatternFit } from './repeated-pattern';
 import { similarityRansac } from './similarity-ransac';
 import type { Features, MatchResult, VerifyOptions } from './types';
 
@@ -111,7 +112,10 @@ interface Estimate {
 }
 
 function estimate(cv: Cv, query: Features, target: Features, minInliers: number, weakFit: boolean): Estimate | null {
-  const pairs = cellMatches(query, target, weakFit);
+  return pairEstimate(cv, query, target, cellMatches(query, target, weakFit), minInliers, weakFit);
+}
+
+function pairEstimate(cv: Cv, query: Features, target: Features, pairs: Array<[number, number]>, minInliers: number, weakFit: boolean): Estimate | null {
   // Fewer than 4 pairs cannot fix a homography, fewer than minInliers cannot pass.
   if (pairs.length < Math.max(4, minInliers)) return null;
   // A match's inliers turn by one rotation, so they are among the orientation-consistent pairs; when those are fewer
@@ -160,8 +164,17 @@ function weakSimilarityFit(query: Features, target: Features, pairs: ReadonlyArr
     to[2 * i + 1] = query.xy[2 * q + 1];
   });
   const fit = similarityRansac(from, to, threshold, WEAK_FIT_RANSAC_ROUNDS, RANSAC_CONFIDENCE);
-  if (!fit || fit.inliers.length < minInliers || !isPlausibleTransform(fit.transform, target.width, target.height)) return null;
-  return { transform: fit.transform, inliers: fit.inliers.length };
+  let best = fit && fit.inliers.length >= minInliers && isPlausibleTransform(fit.transform, target.width, target.height) ? { transform: fit.transform, inliers: fit.inliers.length } : null;
+  // A repeated pattern's nearest neighbours are copies of the right motif in the wrong places: they agree on no single
+  // fit, and RANSAC finds little. Guided growth from single pairs finds the alignment (or a lattice shift of it, as good
+  // for the pixel check that follows).
+  if (!best) {
+    const grown = repeatedPatternFit(query, target, pairs, threshold);
+    if (grown && grown.inliers.length >= minInliers && isPlausibleTransform(grown.transform, target.width, target.height)) {
+      best = { transform: grown.transform, inliers: grown.inliers.length };
+    }
+  }
+  return best;
 }
 
 /**
