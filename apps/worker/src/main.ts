@@ -1,4 +1,4 @@
-import { COLLECTION_CANDIDATES_KIND, collectionCandidateKinds, createWorkerServices, ExpirySweeper, PUBLIC_CANDIDATES_KIND, publicCandidateKinds, StagingSweeper } from '@loupe/jobs';
+import { COLLECTION_CANDIDATES_KIND, collectionCandidateKinds, createWorkerServices, ExpirySweeper, PUBLIC_CANDIDATES_KIND, publicCandidateKinds, StagingSweeper, startVocabularyMigration } from '@loupe/jobs';
 import { createBullQueue, JobQueue, startBullWorkers } from '@loupe/queue';
 import { createLogger, instrumentProcessors, loadConfig, Metrics, openInfrastructure, serveMetrics } from '@loupe/runtime';
 
@@ -79,12 +79,15 @@ async function main(): Promise<void> {
     error ? log.warn({ err: error instanceof Error ? error.message : String(error) }, message) : log.info(message);
   const sweeper = new ExpirySweeper(infra.publicApi, infra.blobs, { overlayTtlHours: config.overlayTtlHours }).start(config.sweepIntervalMinutes, logSweep);
   const stagingSweeper = new StagingSweeper(infra.blobs, { maxAgeHours: config.stagingMaxAgeHours }).start(config.sweepIntervalMinutes, logSweep);
+  // Write workers bring words of an earlier search vocabulary over (a no-op once done); see VocabularyMigration.
+  const migration = running.includes('ingest') ? startVocabularyMigration(infra, logSweep) : null;
   console.log(`Loupe worker ready for ${kinds.length > 0 ? kinds.join(', ') : 'all job kinds'} (concurrency ${concurrency}, metrics on :${metricsServer.port})`);
   const stop = async (signal: string) => {
     console.log(`${signal}: finishing current jobs and stopping`);
     await metricsServer.close();
     await sweeper.stop();
     await stagingSweeper.stop();
+    await migration?.stop();
     await workers.close();
     await fanOut?.close();
     await services.close();

@@ -3,8 +3,8 @@ export { TARGET_FEATURES, extractFeatures, mirrorGray, type ExtractOptions } fro
 export { fingerprintHealth } from './health';
 export { serializeFeatures, deserializeFeatures } from './features-codec';
 export { Vocabulary } from './vocabulary';
-export { defaultVocabulary, DEFAULT_VOCABULARY_PATH } from './default-vocabulary';
-export { InvertedIndex, mergeVoteStatistics, termFrequencies, topK, type SectionReader, type VoteStatistics } from './inverted-index';
+export { defaultVocabulary, DEFAULT_VOCABULARY_PATH, searchVocabulary, SEARCH_VOCABULARY_PATH } from './default-vocabulary';
+export { InvertedIndex, mergeVoteStatistics, STOP_LIST_MIN_IMAGES, STOP_WORD_SHARE, termFrequencies, topK, type SectionReader, type VoteStatistics } from './inverted-index';
 export { verifyMatch, DEFAULT_MIN_INLIERS, DEFAULT_MIN_SCORE, MirrorFeaturesMissingError } from './verify';
 export { scoreFromInliers, SCORE_INLIER_SCALE } from './match-metrics';
 export { enhancedScore } from './enhanced-score';

@@ -23,6 +23,20 @@ interface Postings {
   lastSlot: number;
 }
 
+/**
+ * Words found in more than this share of a collection's images are left out of the vote (a stop list). On ORB words a
+ * few are in most images (the most common search word is in 58 % of photos); they barely separate images but make up
+ * most of the postings a vote reads. Measured with the search vocabulary (tools/bench/vocabulary): leaving out words
+ * in more than 10 % of the images kept the true image among the verified candidates as often (93.1 % against 92.2 %
+ * with every word) and read 3.7 times fewer postings; at 5 % it fell to 88.8 %.
+ */
+export const STOP_WORD_SHARE = 0.1;
+/**
+ * The stop list applies from this many images on: in a small collection every word is in a large share of it, and
+ * the vote costs nothing worth saving.
+ */
+export const STOP_LIST_MIN_IMAGES = 1000;
+
 /** What idf is computed from: images counted (N) and, per word, the images containing it (df). */
 export interface VoteStatistics {
   images: number;
@@ -117,17 +131,22 @@ export class InvertedIndex {
   }
 
   /**
-   * Best `limit` images by length-normalised tf-idf votes, highest first; images sharing no word are left out. With
-   * `statistics`, idf comes from those counts (a whole collection's) instead of this index's own.
+   * Best `limit` images by length-normalised tf-idf votes, highest first; images sharing no word are left out, and so
+   * are stop words (`stopWordShare`; 1 lets every word vote). With `statistics`, idf and the stop list come from those counts (a whole
+   * collection's) instead of this index's own.
    */
-  candidates(words: Uint32Array, limit: number, statistics?: VoteStatistics): Array<{ imageKey: number; votes: number }> {
+  candidates(words: Uint32Array, limit: number, statistics?: VoteStatistics, stopWordShare = STOP_WORD_SHARE): Array<{ imageKey: number; votes: number }> {
     const n = this.slots;
     if (this.size === 0 || limit <= 0) return [];
     const votes = new Float64Array(n);
+    const images = statistics ? statistics.images : n;
+    const maxDocumentFrequency = images >= STOP_LIST_MIN_IMAGES ? stopWordShare * images : Infinity;
     for (const [w, tfQuery] of termFrequencies(words)) {
       const p = this.postings.get(w);
       if (!p) continue;
-      const idf = statistics ? Math.log(1 + statistics.images / (statistics.documentFrequency.get(w) ?? p.count)) : Math.log(1 + n / p.count);
+      const df = statistics ? (statistics.documentFrequency.get(w) ?? p.count) : p.count;
+      if (df > maxDocumentFrequency) continue;
+      const idf = Math.log(1 + images / df);
       const { gaps, tf } = p;
       let at = 0;
       let slot = -1;

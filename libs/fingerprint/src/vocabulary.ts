@@ -32,9 +32,14 @@ export class Vocabulary {
     readonly size: number,
   ) {}
 
-  /** Trains on `descriptors` (32 bytes each); the same data and seed give the same vocabulary. */
-  static train(descriptors: Uint8Array, opts: { seed?: number } = {}): Vocabulary {
+  /**
+   * Trains on `descriptors` (32 bytes each); the same data and options give the same vocabulary. `branching` ^ `depth`
+   * words at most (10^4 by default).
+   */
+  static train(descriptors: Uint8Array, opts: { seed?: number; branching?: number; depth?: number } = {}): Vocabulary {
     const rnd = seededRandom(opts.seed ?? DEFAULT_SEED);
+    const branching = opts.branching ?? BRANCHING;
+    const depth = opts.depth ?? DEPTH;
     const n = descriptors.length / DESCRIPTOR_BYTES;
     const centres: Uint8Array[] = [new Uint8Array(DESCRIPTOR_BYTES)];
     const firstChild: number[] = [-1];
@@ -46,7 +51,7 @@ export class Vocabulary {
     const queue: Array<{ node: number; members: Int32Array; level: number }> = [{ node: 0, members: all, level: 0 }];
     while (queue.length > 0) {
       const { node, members, level } = queue.shift()!;
-      const groups = level < DEPTH ? kMajority(descriptors, members, BRANCHING, rnd) : [];
+      const groups = level < depth ? kMajority(descriptors, members, branching, rnd) : [];
       if (groups.length < 2) {
         word[node] = words++;
         continue;

@@ -1,4 +1,4 @@
-import { ALL_JOB_KINDS, collectionCandidateKinds, createWorkerServices, publicCandidateKinds } from '@loupe/jobs';
+import { ALL_JOB_KINDS, collectionCandidateKinds, createWorkerServices, publicCandidateKinds, startVocabularyMigration } from '@loupe/jobs';
 import { createBullQueue, createInProcessQueue, JobQueue, startBullWorkers, WorkerHandle } from '@loupe/queue';
 import type { Logger } from 'pino';
 import type { AppConfig } from './config';
@@ -27,13 +27,19 @@ export async function openQueues(config: AppConfig, infra: Infrastructure, obser
     indexSnapshots: config.indexSnapshots,
   });
   const processors = instrumentProcessors(services.processors, observe.metrics, observe.log);
+  const migrate = () =>
+    startVocabularyMigration(infra, (message, error) =>
+      error ? observe.log.warn({ err: error instanceof Error ? error.message : String(error) }, message) : observe.log.info(message),
+    );
   if (!config.redisUrl) {
     const queue = withRequestIds(createInProcessQueue({ processors }));
     fanOut = queue;
+    const migration = migrate();
     return {
       queue,
       workers: null,
       close: async () => {
+        await migration.stop();
         await queue.close();
         await services.close();
       },
@@ -51,10 +57,12 @@ export async function openQueues(config: AppConfig, infra: Infrastructure, obser
   const workers = config.runWorkers
     ? await startBullWorkers({ redisUrl: config.redisUrl, prefix: config.redisPrefix, processors, kinds: Object.keys(processors) })
     : null;
+  const migration = workers ? migrate() : null;
   return {
     queue,
     workers,
     close: async () => {
+      await migration?.stop();
       await workers?.close();
       await queue.close();
       await services.close();

@@ -34,11 +34,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Client } from 'pg';
-import sharp from 'sharp';
-import { loadDataset, type Photo } from '../match/dataset';
+import { loadDataset } from '../match/dataset';
 import { EDITS, FPR_EDITS, type Edit } from '../match/edits';
 import { pct, shuffle, writeBenchmarkSection } from '../report';
 import { distractor, type SourceImage } from './distractors';
+import { poolVariant } from './pool-variants';
 
 function flag(name: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);
@@ -75,21 +75,6 @@ async function settledMemory(): Promise<NodeJS.MemoryUsage> {
 }
 const fmtPct = (num: number, den: number) => (den === 0 ? '–' : `${((100 * num) / den).toFixed(1)} %`);
 
-
-/** A pool photo edited into a different picture: what a catalog holds next to it (crop, mirror, angle, size, encoding). */
-async function poolVariant(photo: Photo, data: Buffer, rnd: () => number): Promise<Buffer> {
-  const area = 0.45 + rnd() * 0.5;
-  const side = Math.sqrt(area);
-  const w = Math.max(64, Math.round(photo.width * side * (0.85 + rnd() * 0.3)));
-  const h = Math.max(64, Math.round((photo.width * photo.height * area) / w));
-  const width = Math.min(w, photo.width);
-  const height = Math.min(h, photo.height);
-  let image = sharp(data).extract({ left: Math.floor(rnd() * (photo.width - width + 1)), top: Math.floor(rnd() * (photo.height - height + 1)), width, height });
-  if (rnd() < 0.3) image = sharp(await image.flop().toBuffer());
-  if (rnd() < 0.25) image = sharp(await image.rotate(Math.round((rnd() - 0.5) * 20), { background: '#808080' }).toBuffer());
-  const longer = 640 + Math.floor(rnd() * 760);
-  return image.resize(longer, longer, { fit: 'inside' }).modulate({ brightness: 0.85 + rnd() * 0.3 }).jpeg({ quality: 60 + Math.floor(rnd() * 36) }).toBuffer();
-}
 
 interface Bench {
   infra: Infrastructure;

@@ -1,4 +1,4 @@
-import { defaultVocabulary, Vocabulary } from '@loupe/fingerprint';
+import { searchVocabulary, Vocabulary } from '@loupe/fingerprint';
 import { createHash } from 'node:crypto';
 
 export interface VersionedVocabulary {
@@ -9,9 +9,10 @@ export interface VersionedVocabulary {
 
 let loaded: VersionedVocabulary | null = null;
 
+/** The search vocabulary (visual words of collections and of the public index) and its id. */
 export function matchVocabulary(): VersionedVocabulary {
   if (!loaded) {
-    const vocabulary = defaultVocabulary();
+    const vocabulary = searchVocabulary();
     loaded = { vocabulary, id: createHash('sha1').update(vocabulary.serialize()).digest('hex').slice(0, 12) };
   }
   return loaded;

@@ -163,6 +163,36 @@ export class MatchIndexRepository {
     return new Map(rows.map((r) => [r.image_pk, r.features]));
   }
 
+  /**
+   * Up to `limit` images (after `afterPk`, in id order) whose words come from another vocabulary than `vocabulary`, with
+   * their stored features: what a vocabulary change re-quantises.
+   */
+  async staleWords(vocabulary: string, afterPk: number, limit: number): Promise<Array<{ image_pk: number; features: Buffer }>> {
+    const { rows } = await this.db.query<{ image_pk: number | string; features: Buffer }>(
+      `SELECT w.image_pk, f.features FROM image_words w JOIN image_features f ON f.image_pk = w.image_pk
+        WHERE w.vocabulary <> $1 AND w.image_pk > $2 ORDER BY w.image_pk LIMIT $3`,
+      [vocabulary, afterPk, limit],
+    );
+    return rows.map((r) => ({ image_pk: Number(r.image_pk), features: r.features }));
+  }
+
+  /**
+   * Replaces an image's words of another vocabulary by `words` of `vocabulary`, and logs it re-indexed so that every
+   * cached index reads them. Words already of `vocabulary` (a re-fingerprint got there first) are left alone.
+   */
+  async replaceStaleWords(imagePk: number, vocabulary: string, words: Uint32Array): Promise<boolean> {
+    return this.db.transaction(async (tx) => {
+      const { rowCount } = await tx.query('UPDATE image_words SET vocabulary = $2, words = $3 WHERE image_pk = $1 AND vocabulary <> $2', [
+        imagePk,
+        vocabulary,
+        encodeWords(words),
+      ]);
+      if (!rowCount) return false;
+      await this.logReindexed(imagePk, tx);
+      return true;
+    });
+  }
+
   /** Images whose words are missing or from another vocabulary: what a reindex must quantise. */
   async staleImages(ref: CollectionRef, vocabulary: string): Promise<number[]> {
     const { rows } = await this.db.query<{ id: number }>(

@@ -142,6 +142,28 @@ export class PublicIndexRepository {
    * Words of one shard's images (all, or the given ids), read from that partition only. `afterId` pages through
    * a large shard so a worker never holds more than one page of rows besides its index.
    */
+  /** Up to `limit` images (after `afterId`) whose words come from another vocabulary, with their stored features. */
+  async staleWords(vocabulary: string, afterId: number, limit: number): Promise<Array<{ id: number; features: Buffer }>> {
+    const { rows } = await this.db.query<{ id: number | string; features: Buffer }>(
+      'SELECT id, features FROM public_images WHERE vocabulary <> $1 AND id > $2 ORDER BY id LIMIT $3',
+      [vocabulary, afterId, limit],
+    );
+    return rows.map((r) => ({ id: Number(r.id), features: r.features }));
+  }
+
+  /** Replaces an image's words of another vocabulary and logs it in its shard, so that the shard owners add it. */
+  async replaceStaleWords(id: number, vocabulary: string, words: Buffer): Promise<boolean> {
+    return this.db.transaction(async (tx) => {
+      const { rows } = await tx.query<{ part: string }>(
+        'UPDATE public_images SET vocabulary = $2, words = $3 WHERE id = $1 AND vocabulary <> $2 RETURNING tableoid::regclass::text AS part',
+        [id, vocabulary, words],
+      );
+      if (rows.length === 0) return false;
+      await tx.query('INSERT INTO public_index_log (shard, image_id) VALUES ($1, $2)', [Number(/_p(\d+)$/.exec(rows[0].part)![1]), id]);
+      return true;
+    });
+  }
+
   async shardWords(shard: number, vocabulary: string, options: { ids?: readonly number[]; afterId?: number; limit?: number } = {}): Promise<ShardImageWords[]> {
     const params: unknown[] = [vocabulary];
     let where = 'vocabulary = $1';
