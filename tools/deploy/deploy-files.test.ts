@@ -26,6 +26,7 @@ import { waitUntil } from '../../libs/queue/src/testing/concurrency-probe';
 import { deleteKeys, randomPrefix, TEST_REDIS_URL } from '../../libs/queue/src/testing/redis-test-env';
 import { createProcessors, type ProcessorDeps } from '../../libs/jobs/src/processors';
 import { candidateKind, parseShardSets, PUBLIC_CANDIDATES_KIND } from '../../libs/jobs/src/public-index/shard-sets';
+import { COLLECTION_CANDIDATES_KIND, collectionCandidateKind, parseCollectionShardSets } from '../../libs/jobs/src/match/collection-index';
 import { Metrics } from '../../libs/runtime/src/metrics';
 import { composeValidator, dockerignoreKeeps, interpolate, parseDotEnv, type Interpolation } from './compose';
 import { autoscalersByDeployment, scaledObjectErrors, type ScaledObject } from './keda';
@@ -154,8 +155,10 @@ const workerDeployments = deployments.filter((d) => d !== gatewayDeployment);
 const configMap = ofKind('ConfigMap')[0] as K8sObject & { data: Record<string, string> };
 const queuesOf = (d: Deployment): string[] =>
   (d.spec.template.spec.containers[0].env ?? []).find((e) => e.name === 'WORKER_QUEUES')!.value!.split(',');
-/** Owners of public index shard sets (workers-shards.yaml): their queues are the per-set candidate kinds only. */
-const shardOwners = workerDeployments.filter((d) => queuesOf(d).every((k) => k.startsWith(`${PUBLIC_CANDIDATES_KIND}_`)));
+/** Owners of shard sets (workers-shards.yaml): their queues are per-set candidate kinds of the two indexes only. */
+const shardOwners = workerDeployments.filter((d) =>
+  queuesOf(d).every((k) => k.startsWith(`${PUBLIC_CANDIDATES_KIND}_`) || k.startsWith(`${COLLECTION_CANDIDATES_KIND}_`)),
+);
 const secret = ofKind('Secret')[0] as K8sObject & { stringData?: Record<string, string>; data?: Record<string, string> };
 
 /** Dockerfile instructions, with line continuations joined and comments dropped. */
@@ -558,12 +561,18 @@ describe('infra/k8s', () => {
     }
   });
 
-  it('gives every shard set of PUBLIC_SHARD_SETS exactly one owner Deployment, with two replicas and a PDB', () => {
+  it('gives every shard set of PUBLIC_SHARD_SETS and COLLECTION_SHARD_SETS exactly one owner Deployment, with two replicas and a PDB', () => {
     const sets = parseShardSets(configMap.data.PUBLIC_SHARD_SETS)!;
+    const collectionSets = parseCollectionShardSets(configMap.data.COLLECTION_SHARD_SETS)!;
     expect(sets.length).toBeGreaterThanOrEqual(2);
+    expect(collectionSets.length).toBeGreaterThanOrEqual(2);
     const owned = shardOwners.map(queuesOf);
-    expect(owned.flat().sort()).toEqual(sets.map(candidateKind).sort());
-    for (const queues of owned) expect(queues).toHaveLength(1);
+    expect(owned.flat().sort()).toEqual([...sets.map(candidateKind), ...collectionSets.map(collectionCandidateKind)].sort());
+    // At most one set of each index per owner: one owner holding two sets of one index would be a set of its own.
+    for (const queues of owned) {
+      expect(queues.filter((k) => k.startsWith(`${PUBLIC_CANDIDATES_KIND}_`)).length).toBeLessThanOrEqual(1);
+      expect(queues.filter((k) => k.startsWith(`${COLLECTION_CANDIDATES_KIND}_`)).length).toBeLessThanOrEqual(1);
+    }
     const pdbs = ofKind<K8sObject & { spec: { selector: { matchLabels: Record<string, string> } } }>('PodDisruptionBudget');
     for (const d of shardOwners) {
       expect(d.spec.replicas, d.metadata.name).toBeGreaterThanOrEqual(2);
@@ -584,7 +593,14 @@ describe('infra/k8s', () => {
     const all = workerDeployments.flatMap(queues);
     expect(new Set(all).size).toBe(all.length);
     // apps/worker/src/main.ts refuses to start with a kind it has no processor for.
-    const deps = { images: {}, blobs: {}, matchIndex: {}, db: {}, publicShards: { sets: configMap.data.PUBLIC_SHARD_SETS } } as unknown as ProcessorDeps;
+    const deps = {
+      images: {},
+      blobs: {},
+      matchIndex: {},
+      db: {},
+      publicShards: { sets: configMap.data.PUBLIC_SHARD_SETS },
+      collectionShards: { sets: configMap.data.COLLECTION_SHARD_SETS },
+    } as unknown as ProcessorDeps;
     expect(Object.keys(createProcessors(deps))).toEqual(expect.arrayContaining(all));
     for (const d of workerDeployments) {
       const concurrency = d.spec.template.spec.containers[0].env?.find((e) => e.name === 'WORKER_CONCURRENCY')?.value;
@@ -643,9 +659,10 @@ describe('infra/k8s', () => {
     }
   });
 
-  it('gives every INDEX_SNAPSHOT_DIR a writable volume (the root filesystem is read-only), on the search workers at least', () => {
+  it('gives every INDEX_SNAPSHOT_DIR a writable volume (the root filesystem is read-only), on every shard owner at least', () => {
     const withSnapshots = deployments.filter((d) => d.spec.template.spec.containers.some((c) => c.env?.some((e) => e.name === 'INDEX_SNAPSHOT_DIR')));
-    expect(withSnapshots.map((d) => d.metadata.name)).toContain('loupe-worker-search');
+    expect(shardOwners.length).toBeGreaterThan(0);
+    for (const owner of shardOwners) expect(withSnapshots).toContain(owner);
     for (const d of withSnapshots) {
       const pod = d.spec.template.spec;
       for (const c of pod.containers) {
@@ -782,6 +799,7 @@ describe('infra/k8s autoscaling', () => {
     const lines = [
       ...ALL_JOB_KINDS.map((k) => `kind:${k}`),
       ...parseShardSets(configMap.data.PUBLIC_SHARD_SETS)!.map((set) => `kind:${candidateKind(set)}`),
+      ...parseCollectionShardSets(configMap.data.COLLECTION_SHARD_SETS)!.map((set) => `kind:${collectionCandidateKind(set)}`),
       'acme:match/read',
       'acme:match/write',
     ];
