@@ -29,6 +29,7 @@ async function main(): Promise<void> {
     publicShards: { sets: config.publicShardSets, queue: () => fanOut },
     collectionShards: { sets: config.collectionShardSets, queue: () => fanOut },
     indexSnapshots: config.indexSnapshots,
+    indexCacheMaxBytes: config.indexCacheMaxBytes,
   });
   const processors = instrumentProcessors(services.processors, metrics, log);
   const known = Object.keys(processors);

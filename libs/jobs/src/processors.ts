@@ -31,6 +31,8 @@ export interface ProcessorDeps {
   indexSnapshots?: { dir: string; minImages: number };
   /** Collection shard sets owned by other processes (COLLECTION_SHARD_SETS) and the queue reaching them. */
   collectionShards?: ShardOwnersOptions;
+  /** Bound on the memory of the collection indexes kept (INDEX_CACHE_MAX_MB); unbounded without. */
+  indexCacheMaxBytes?: number;
 }
 
 export interface ShardOwnersOptions {
@@ -113,12 +115,13 @@ export function createProcessors(
 function collectionIndexes(deps: ProcessorDeps): { index: CollectionSearchIndex; ownerProcessors: ProcessorMap } {
   const snapshots = indexSnapshotOptions(deps.indexSnapshots);
   const sets = parseCollectionShardSets(deps.collectionShards?.sets) ?? [];
-  if (sets.length === 0) return { index: new LocalCollectionIndex(new MatchIndexCache(deps.matchIndex, snapshots)), ownerProcessors: {} };
+  const maxBytes = deps.indexCacheMaxBytes ?? Infinity;
+  if (sets.length === 0) return { index: new LocalCollectionIndex(new MatchIndexCache(deps.matchIndex, snapshots, undefined, maxBytes)), ownerProcessors: {} };
   const ownerProcessors: ProcessorMap = {};
   for (const set of sets) {
     let owner: LocalCollectionIndex | null = null;
     ownerProcessors[collectionCandidateKind(set)] = (payload: CollectionCandidatesPayload) =>
-      answerCandidateJob((owner ??= new LocalCollectionIndex(new MatchIndexCache(deps.matchIndex, snapshots, set))), payload);
+      answerCandidateJob((owner ??= new LocalCollectionIndex(new MatchIndexCache(deps.matchIndex, snapshots, set, maxBytes))), payload);
   }
   return { index: new QueuedCollectionIndex(sets, deps.collectionShards?.queue ?? (() => null)), ownerProcessors };
 }

@@ -63,6 +63,8 @@ export interface AppConfig {
    * image's words), and the size from which a collection gets one. Without a folder there are none.
    */
   indexSnapshots?: { dir: string; minImages: number };
+  /** Bound on the memory of the collection indexes a process keeps (INDEX_CACHE_MAX_MB); unbounded when unset. */
+  indexCacheMaxBytes?: number;
 }
 
 function intFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -166,5 +168,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       windowSeconds: positiveIntFromEnv(env, 'AUTH_FAILURE_WINDOW_SECONDS', 900),
     },
     indexSnapshots: indexSnapshots(env, databaseUrl, dataDir),
+    indexCacheMaxBytes: env.INDEX_CACHE_MAX_MB ? positiveIntFromEnv(env, 'INDEX_CACHE_MAX_MB', 1) * 1024 * 1024 : undefined,
   };
 }

@@ -25,6 +25,7 @@ export async function openQueues(config: AppConfig, infra: Infrastructure, obser
     publicShards: { sets: config.publicShardSets, queue: () => fanOut },
     collectionShards: { sets: config.collectionShardSets, queue: () => fanOut },
     indexSnapshots: config.indexSnapshots,
+    indexCacheMaxBytes: config.indexCacheMaxBytes,
   });
   const processors = instrumentProcessors(services.processors, observe.metrics, observe.log);
   const migrate = () =>

@@ -4,7 +4,7 @@ import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { MatchIndexCache } from './index-cache';
+import { collectionBytes, MatchIndexCache } from './index-cache';
 import { IndexSnapshots } from './index-snapshot';
 import { matchVocabulary } from './vocabulary';
 
@@ -142,6 +142,38 @@ describe('collection index cache with snapshots', () => {
     } finally {
       process.off('warning', onWarning);
     }
+  });
+
+  it('keeps the collections within its memory bound, dropping the least recently searched, never the one searched', async () => {
+    // Three collections of 30 images: one account each.
+    const refs: CollectionRef[] = [ref];
+    for (let c = 1; c < 3; c++) refs.push({ accountId: (await new AccountRepository(db).ensure(`acme-bound-${accounts}-${c}`)).id, service: 'match' });
+    const home = ref;
+    for (const r of refs) {
+      ref = r;
+      for (let i = 0; i < 30; i++) await add(`c${r.accountId}-${i}.jpg`);
+    }
+    ref = home;
+    const loads: number[] = [];
+    const counting = Object.create(index) as MatchIndexRepository;
+    counting.indexedImagesPage = async (r, ...rest) => {
+      loads.push(r.accountId);
+      return index.indexedImagesPage(r, ...rest);
+    };
+    const one = collectionBytes(await new MatchIndexCache(index).get(refs[0]));
+    // Room for two collections, not three.
+    const cache = new MatchIndexCache(counting, undefined, undefined, Math.round(one * 2.5));
+    for (const r of [refs[0], refs[1], refs[0], refs[2]]) await cache.get(r);
+    // refs[1] was searched longest ago when refs[2] came in.
+    expect(cache.heldCollections).toEqual([`${refs[0].accountId}:match`, `${refs[2].accountId}:match`]);
+    await cache.get(refs[1]);
+    expect(loads).toEqual([refs[0].accountId, refs[1].accountId, refs[2].accountId, refs[1].accountId]);
+    // A bound below one collection still keeps the one searched.
+    const tiny = new MatchIndexCache(index, undefined, undefined, 1);
+    await tiny.get(refs[0]);
+    const searched = await tiny.get(refs[1]);
+    expect(tiny.heldCollections).toEqual([`${refs[1].accountId}:match`]);
+    expect(searched.index.size).toBe(30);
   });
 
   it('writes no snapshot for a small collection', async () => {

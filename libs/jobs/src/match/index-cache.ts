@@ -30,6 +30,17 @@ interface Cached {
   snapshotRetryAt?: number;
 }
 
+/**
+ * Memory of a collection's search structures beyond the posting arrays, per image: its path (a string of ~40
+ * characters and its map entry) and its whole-image hash.
+ */
+const BYTES_PER_IMAGE_BESIDES_POSTINGS = 150;
+
+/** What a cached collection holds in memory, for the cache's bound. */
+export function collectionBytes(state: CollectionState): number {
+  return state.index.typedBytes + state.index.size * BYTES_PER_IMAGE_BESIDES_POSTINGS;
+}
+
 /** How long after a failed snapshot write (a full disk, a read-only folder) the next is tried. */
 const SNAPSHOT_RETRY_MS = 10 * 60_000;
 
@@ -57,6 +68,11 @@ export class MatchIndexCache {
     private readonly snapshotOptions?: IndexSnapshotOptions,
     /** Only these shards of every collection (`collectionShardOf`), for an owner of a shard set; all by default. */
     private readonly shards?: ShardSet,
+    /**
+     * Bound on the collections kept (`collectionBytes`, summed): past it, the least recently searched are dropped and
+     * load again (from their snapshots, if large) when next searched. The collection just searched is always kept.
+     */
+    private readonly maxBytes = Infinity,
   ) {
     this.owned = shards ? new Set(shards) : null;
   }
@@ -80,12 +96,22 @@ export class MatchIndexCache {
     await Promise.all(this.writing.values());
   }
 
+  /** Collections held, least recently searched first. */
+  get heldCollections(): string[] {
+    return [...this.collections.keys()];
+  }
+
   private async refresh(key: string, ref: CollectionRef): Promise<CollectionIndex> {
     await this.writing.get(key);
     let cached = this.collections.get(key);
-    if (!cached) {
+    if (cached) {
+      // Re-inserted: the map's order is the order of last use.
+      this.collections.delete(key);
+      this.collections.set(key, cached);
+    } else {
       cached = await this.load(ref);
       this.collections.set(key, cached);
+      this.evictBeyondBound(key);
     }
     const { state } = cached;
     const changes = await this.repo.changesSince(ref, state.seq);
@@ -105,6 +131,19 @@ export class MatchIndexCache {
     }
     if (this.snapshotDue(cached)) this.startSnapshot(key, ref, cached);
     return state;
+  }
+
+  /** Drops the least recently searched collections while the bound is passed, never `keep` nor one being written. */
+  private evictBeyondBound(keep: string): void {
+    if (this.maxBytes === Infinity) return;
+    let total = 0;
+    for (const { state } of this.collections.values()) total += collectionBytes(state);
+    for (const [key, cached] of this.collections) {
+      if (total <= this.maxBytes) break;
+      if (key === keep || this.writing.has(key) || this.refreshing.has(key)) continue;
+      this.collections.delete(key);
+      total -= collectionBytes(cached.state);
+    }
   }
 
   /** The collection as of now: from its snapshot plus the log after it, or from every row when there is none. */
