@@ -1,6 +1,6 @@
-import { COLLECTION_CANDIDATES_KIND, collectionCandidateKinds, createWorkerServices, ExpirySweeper, PUBLIC_CANDIDATES_KIND, publicCandidateKinds, StagingSweeper, startVocabularyMigration } from '@loupe/jobs';
+import { COLLECTION_CANDIDATES_KIND, collectionCandidateKinds, ExpirySweeper, PUBLIC_CANDIDATES_KIND, publicCandidateKinds, StagingSweeper, startVocabularyMigration } from '@loupe/jobs';
 import { createBullQueue, JobQueue, startBullWorkers } from '@loupe/queue';
-import { createLogger, instrumentProcessors, loadConfig, Metrics, openInfrastructure, serveMetrics } from '@loupe/runtime';
+import { configuredWorkerServices, createLogger, instrumentProcessors, loadConfig, Metrics, openInfrastructure, serveMetrics, shardCandidateKinds } from '@loupe/runtime';
 
 /** Without snapshots, collections from this size up are loaded at start by their shard owners. */
 const LARGE_COLLECTION_IMAGES = 20_000;
@@ -22,15 +22,9 @@ async function main(): Promise<void> {
   // shard set to the sets' owners.
   const publicKinds = publicCandidateKinds(config.publicShardSets);
   const collectionKinds = collectionCandidateKinds(config.collectionShardSets);
-  const candidateKinds = [...publicKinds, ...collectionKinds];
+  const candidateKinds = shardCandidateKinds(config);
   const fanOut: JobQueue | null = candidateKinds.length > 0 ? createBullQueue({ redisUrl: config.redisUrl, prefix: config.redisPrefix, kinds: candidateKinds, pickupTimeoutMs: config.queuePickupTimeoutMs }) : null;
-  const services = createWorkerServices({
-    ...infra,
-    publicShards: { sets: config.publicShardSets, queue: () => fanOut },
-    collectionShards: { sets: config.collectionShardSets, queue: () => fanOut },
-    indexSnapshots: config.indexSnapshots,
-    indexCacheMaxBytes: config.indexCacheMaxBytes,
-  });
+  const services = configuredWorkerServices(config, infra, () => fanOut);
   const processors = instrumentProcessors(services.processors, metrics, log);
   const known = Object.keys(processors);
   const kinds = (process.env.WORKER_QUEUES ?? '').split(',').map((k) => k.trim()).filter(Boolean);

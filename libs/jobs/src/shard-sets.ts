@@ -1,3 +1,6 @@
+import type { JobQueue } from '@loupe/queue';
+import { randomUUID } from 'node:crypto';
+
 /**
  * Shard ownership across processes, shared by the public index (`PUBLIC_SHARD_SETS`) and partitioned collections
  * (`COLLECTION_SHARD_SETS`). A value like `0-7,8-15` splits an index's 16 shards into disjoint sets; each set becomes a
@@ -38,4 +41,39 @@ export function parseShardSets(text: string | undefined, variable: string, shard
 
 export function shardSetName(set: ShardSet): string {
   return set.length === 1 ? `${set[0]}` : `${set[0]}-${set[set.length - 1]}`;
+}
+
+/** Where a search asks the owners of an index's shard sets, and what it calls the index in errors. */
+export interface ShardOwners {
+  sets: readonly ShardSet[];
+  /** The job kind a set's owners take. */
+  kindOf(set: ShardSet): string;
+  /** Late-bound: the in-process queue is built from the processors that use it. */
+  queue: () => JobQueue | null;
+  /** The index's variable and name in errors: `PUBLIC_SHARD_SETS`, `public index`. */
+  variable: string;
+  label: string;
+  timeoutMs: number;
+}
+
+/**
+ * A job group of its own for one search's fan-out: the search itself was admitted under its account's (or API key's)
+ * limit, and sub-jobs waiting for slots that their parent holds could deadlock.
+ */
+export function fanOutGroup(label: string): string {
+  return `${label.replace(/ /g, '-')}:${randomUUID()}`;
+}
+
+/** Runs `payload` as one job per shard set (in `group`) and returns the owners' answers in set order. */
+export async function askEveryShardSet<T>(owners: ShardOwners, group: string, payload: unknown): Promise<T[]> {
+  const queue = owners.queue();
+  if (!queue) throw new Error(`${owners.variable} is set but this process has no job queue to reach the shard owners.`);
+  return Promise.all(
+    owners.sets.map((set) =>
+      queue.run<T>({ kind: owners.kindOf(set), group, payload, timeoutMs: owners.timeoutMs }).catch((error: unknown) => {
+        // Said which set, so an operator sees which owner is missing or failing.
+        throw new Error(`${owners.label} shard set ${shardSetName(set)}: ${error instanceof Error ? error.message : String(error)}`);
+      }),
+    ),
+  );
 }

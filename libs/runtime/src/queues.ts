@@ -1,4 +1,4 @@
-import { ALL_JOB_KINDS, collectionCandidateKinds, createWorkerServices, publicCandidateKinds, startVocabularyMigration } from '@loupe/jobs';
+import { ALL_JOB_KINDS, collectionCandidateKinds, createWorkerServices, publicCandidateKinds, startVocabularyMigration, WorkerServices } from '@loupe/jobs';
 import { createBullQueue, createInProcessQueue, JobQueue, startBullWorkers, WorkerHandle } from '@loupe/queue';
 import type { Logger } from 'pino';
 import type { AppConfig } from './config';
@@ -12,6 +12,25 @@ export interface QueueRuntime {
   close(): Promise<void>;
 }
 
+/** The job kinds of the shard-set owners that searches fan out to (none without PUBLIC_/COLLECTION_SHARD_SETS). */
+export function shardCandidateKinds(config: AppConfig): string[] {
+  return [...publicCandidateKinds(config.publicShardSets), ...collectionCandidateKinds(config.collectionShardSets)];
+}
+
+/**
+ * The job processors of a process that runs jobs (a worker, or the gateway in embedded mode or with RUN_WORKERS), as
+ * configured; searches reach shard-set owners through `fanOut`.
+ */
+export function configuredWorkerServices(config: AppConfig, infra: Infrastructure, fanOut: () => JobQueue | null): WorkerServices {
+  return createWorkerServices({
+    ...infra,
+    publicShards: { sets: config.publicShardSets, queue: fanOut },
+    collectionShards: { sets: config.collectionShardSets, queue: fanOut },
+    indexSnapshots: config.indexSnapshots,
+    indexCacheMaxBytes: config.indexCacheMaxBytes,
+  });
+}
+
 /**
  * Embedded mode (no REDIS_URL): an in-process queue that runs the processors here with the same concurrency rules.
  * With Redis: a BullMQ queue; this process also runs workers only when RUN_WORKERS is set.
@@ -20,13 +39,7 @@ export async function openQueues(config: AppConfig, infra: Infrastructure, obser
   // Searches of the public index and of partitioned collections fan out to the shard-set owners through this same
   // queue, which is built from these processors.
   let fanOut: JobQueue | null = null;
-  const services = createWorkerServices({
-    ...infra,
-    publicShards: { sets: config.publicShardSets, queue: () => fanOut },
-    collectionShards: { sets: config.collectionShardSets, queue: () => fanOut },
-    indexSnapshots: config.indexSnapshots,
-    indexCacheMaxBytes: config.indexCacheMaxBytes,
-  });
+  const services = configuredWorkerServices(config, infra, () => fanOut);
   const processors = instrumentProcessors(services.processors, observe.metrics, observe.log);
   const migrate = () =>
     startVocabularyMigration(infra, (message, error) =>
@@ -50,7 +63,7 @@ export async function openQueues(config: AppConfig, infra: Infrastructure, obser
     createBullQueue({
       redisUrl: config.redisUrl,
       prefix: config.redisPrefix,
-      kinds: [...ALL_JOB_KINDS, ...publicCandidateKinds(config.publicShardSets), ...collectionCandidateKinds(config.collectionShardSets)],
+      kinds: [...ALL_JOB_KINDS, ...shardCandidateKinds(config)],
       pickupTimeoutMs: config.queuePickupTimeoutMs,
     }),
   );

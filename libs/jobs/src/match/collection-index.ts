@@ -1,8 +1,7 @@
 import { mergeVoteStatistics, VoteStatistics } from '@loupe/fingerprint';
 import type { JobQueue } from '@loupe/queue';
 import { COLLECTION_INDEX_SHARDS, CollectionRef } from '@loupe/storage';
-import { randomUUID } from 'node:crypto';
-import { parseShardSets, ShardSet, shardSetName } from '../shard-sets';
+import { askEveryShardSet, fanOutGroup, parseShardSets, ShardOwners, ShardSet, shardSetName } from '../shard-sets';
 import { MatchIndexCache } from './index-cache';
 import { PathFilters, pathPredicate } from './path-filter';
 import { MAX_VERIFIED } from './verify-rounds';
@@ -180,22 +179,21 @@ export async function answerCandidateJob(owner: LocalCollectionIndex, payload: C
  * list is the one a single index would give.
  */
 export class QueuedCollectionIndex implements CollectionSearchIndex {
-  constructor(
-    private readonly sets: readonly ShardSet[],
-    /** Late-bound: the in-process queue is built from the processors that use this index. */
-    private readonly queue: () => JobQueue | null,
-    private readonly timeoutMs = COLLECTION_CANDIDATE_TIMEOUT_MS,
-  ) {}
+  private readonly owners: ShardOwners;
+
+  constructor(sets: readonly ShardSet[], queue: () => JobQueue | null, timeoutMs = COLLECTION_CANDIDATE_TIMEOUT_MS) {
+    this.owners = { sets, kindOf: collectionCandidateKind, queue, variable: 'COLLECTION_SHARD_SETS', label: 'collection', timeoutMs };
+  }
 
   async candidates(ref: CollectionRef, request: CandidateRequest): Promise<Candidate[]> {
-    const group = this.group();
+    const group = fanOutGroup('collection candidates');
     const word_lists = request.wordLists.map((words) => Array.from(words));
     const base = { account_id: ref.accountId, service: ref.service };
-    const parts = await this.askEverySet<SerializedStatistics[]>(group, { ...base, op: 'statistics', word_lists });
+    const parts = await this.ask<SerializedStatistics[]>(group, { ...base, op: 'statistics', word_lists });
     const statistics = word_lists.map((_, i) =>
       mergeVoteStatistics(parts.map((part) => ({ images: part[i].images, documentFrequency: new Map(part[i].documentFrequency) }))),
     );
-    const lists = await this.askEverySet<Candidate[]>(group, {
+    const lists = await this.ask<Candidate[]>(group, {
       ...base,
       op: 'candidates',
       word_lists,
@@ -207,7 +205,7 @@ export class QueuedCollectionIndex implements CollectionSearchIndex {
   }
 
   async nearestByHash(ref: CollectionRef, probes: HashProbe[], filters: PathFilters): Promise<HashCandidate[][]> {
-    const answers = await this.askEverySet<HashCandidate[][]>(this.group(), {
+    const answers = await this.ask<HashCandidate[][]>(fanOutGroup('collection candidates'), {
       account_id: ref.accountId,
       service: ref.service,
       op: 'hashes',
@@ -217,24 +215,7 @@ export class QueuedCollectionIndex implements CollectionSearchIndex {
     return probes.map((_, i) => answers.flatMap((answer) => answer[i]).sort(byDistance).slice(0, GLOBAL_CANDIDATES));
   }
 
-  /**
-   * A group of its own per search: the search itself was admitted under its account's limit, and sub-jobs waiting for
-   * slots that their parent holds could deadlock.
-   */
-  private group(): string {
-    return `collection-candidates:${randomUUID()}`;
-  }
-
-  private async askEverySet<T>(group: string, payload: CollectionCandidatesPayload): Promise<T[]> {
-    const queue = this.queue();
-    if (!queue) throw new Error('COLLECTION_SHARD_SETS is set but this process has no job queue to reach the shard owners.');
-    return Promise.all(
-      this.sets.map((set) =>
-        queue.run<T>({ kind: collectionCandidateKind(set), group, payload, timeoutMs: this.timeoutMs }).catch((error: unknown) => {
-          // Said which set, so an operator sees which owner is missing or failing.
-          throw new Error(`collection shard set ${shardSetName(set)}: ${error instanceof Error ? error.message : String(error)}`);
-        }),
-      ),
-    );
+  private ask<T>(group: string, payload: CollectionCandidatesPayload): Promise<T[]> {
+    return askEveryShardSet<T>(this.owners, group, payload);
   }
 }

@@ -1,7 +1,6 @@
 import type { JobQueue } from '@loupe/queue';
 import { PUBLIC_INDEX_PARTITIONS } from '@loupe/storage';
-import { randomUUID } from 'node:crypto';
-import { parseShardSets as parseSets, ShardSet, shardSetName } from '../shard-sets';
+import { askEveryShardSet, fanOutGroup, parseShardSets as parseSets, ShardOwners, ShardSet, shardSetName } from '../shard-sets';
 import { CandidateSource, mergeCandidates, ShardCandidate } from './shard-index';
 
 /**
@@ -42,28 +41,15 @@ export function candidateKind(set: ShardSet): string {
  * merged. `mergeCandidates` stays exact: each owner returns the exact top `limit` of its own shards.
  */
 export class QueuedCandidateSource implements CandidateSource {
-  constructor(
-    private readonly sets: readonly ShardSet[],
-    /** Late-bound: the in-process queue is built from the processors that use this source. */
-    private readonly queue: () => JobQueue | null,
-    private readonly timeoutMs = CANDIDATE_TIMEOUT_MS,
-  ) {}
+  private readonly owners: ShardOwners;
+
+  constructor(sets: readonly ShardSet[], queue: () => JobQueue | null, timeoutMs = CANDIDATE_TIMEOUT_MS) {
+    this.owners = { sets, kindOf: candidateKind, queue, variable: 'PUBLIC_SHARD_SETS', label: 'public index', timeoutMs };
+  }
 
   async candidates(words: Uint32Array, limit: number): Promise<ShardCandidate[]> {
-    const queue = this.queue();
-    if (!queue) throw new Error('PUBLIC_SHARD_SETS is set but this process has no job queue to reach the shard owners.');
-    // A group of its own per search: the search itself was admitted under its API key's limit, and sub-jobs waiting
-    // for slots that their parent holds could deadlock.
-    const group = `public-candidates:${randomUUID()}`;
     const payload: PublicCandidatesPayload = { words: Array.from(words), limit };
-    const lists = await Promise.all(
-      this.sets.map((set) =>
-        queue.run<ShardCandidate[]>({ kind: candidateKind(set), group, payload, timeoutMs: this.timeoutMs }).catch((error: unknown) => {
-          // Said which set, so an operator sees which owner is missing or failing.
-          throw new Error(`public index shard set ${shardSetName(set)}: ${error instanceof Error ? error.message : String(error)}`);
-        }),
-      ),
-    );
+    const lists = await askEveryShardSet<ShardCandidate[]>(this.owners, fanOutGroup('public candidates'), payload);
     return mergeCandidates(lists, limit);
   }
 }
