@@ -8,7 +8,7 @@
  * misses were seen in the verbose output), `unseen` faces were added for the final runs only; the last two say how
  * the reader does on faces it was not fitted to. Install the faces with
  *   apt-get install -y fonts-urw-base35 fonts-ebgaramond fonts-linuxlibertine fonts-lobster fonts-cantarell \
- *     fonts-sil-gentium fonts-oldstandard fonts-texgyre fonts-liberation2
+ *     fonts-sil-gentium fonts-oldstandard fonts-texgyre fonts-liberation2 fonts-crosextra-carlito fonts-dejavu-extra
  * A face that is not installed would silently fall back to another: checkFaces() refuses to run then.
  */
 import { execFileSync } from 'node:child_process';

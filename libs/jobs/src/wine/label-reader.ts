@@ -11,8 +11,13 @@ export interface LabelReading {
   time_extract_text: number;
 }
 
-/** A label prints several lines (producer, vintage, variety...): one line or none means the wrong region. */
+/**
+ * A label prints several lines (producer, vintage, variety...) and at least a producer and a grape or a region in
+ * letters: one line or none, or a few letters (the printed benchmark's miss: "20 me wj am" from the big light
+ * figures of a dark label, taken for a bright region), means the wrong region.
+ */
 const MIN_LABEL_LINES = 2;
+const MIN_LABEL_LETTERS = 10;
 /** The stock region replaces the detected box when it holds it and is this much larger. */
 const LARGER_LABEL_RATIO = 1.2;
 /** Share of a box that must lie inside another for it to count as inside. */
@@ -58,7 +63,7 @@ export class WineLabelReader {
     const pool = await this.ocr();
     let lines = await pool.recognize(img, box);
     let labelBox = box;
-    if (box && lines.length < MIN_LABEL_LINES) {
+    if (box && (lines.length < MIN_LABEL_LINES || letters(lines) < MIN_LABEL_LETTERS)) {
       // A bright region with little text was taken for the label (a reflection, a price tag, the big light
       // figures of a dark label): read the whole photo too and keep the fuller reading.
       const whole = await pool.recognize(img);
