@@ -1,4 +1,4 @@
-import type { IngestResult, MatchItem, SearchPayload } from '../contracts';
+import type { MatchItem, SearchPayload } from '../contracts';
 
 /**
  * Payloads and results of the wine service's jobs (specification 2.5, 2.5b, 4.1, 4.7, 4.8, 4.12). Adds use the
