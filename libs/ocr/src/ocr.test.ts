@@ -96,4 +96,15 @@ describe('OCR of rendered wine labels', () => {
     const year = lines.find((l) => l.text.includes('2015'))!;
     expect(year.box.y1 - year.box.y0).toBeGreaterThan(80);
   });
+
+  it('reads the small lines under a producer line printed 84 px high', async () => {
+    // Tesseract's page layout alone returns only the big line here; the second reading of the bands finds the rest.
+    const svg =
+      `<svg xmlns="http://www.w3.org/2000/svg" width="1100" height="900"><rect width="100%" height="100%" fill="#f4ecd8"/>` +
+      `<text x="550" y="200" font-family="DejaVu Serif" font-size="84" font-weight="bold" text-anchor="middle" fill="#7b2d26">CHATEAU MARGAUX</text>` +
+      `<text x="550" y="400" font-family="DejaVu Serif" font-size="40" text-anchor="middle" fill="#2b1d12">Pauillac</text>` +
+      `<text x="550" y="600" font-family="DejaVu Serif" font-size="30" text-anchor="middle" fill="#2b1d12">Product of France</text></svg>`;
+    const lines = await pool.recognize(await toRgbImage(sharp(Buffer.from(svg))));
+    expect(lines.map((l) => l.text)).toEqual(['CHATEAU MARGAUX', 'Pauillac', 'Product of France']);
+  });
 });
