@@ -1,6 +1,6 @@
 import { COLLECTION_CANDIDATES_KIND, collectionCandidateKinds, ExpirySweeper, PUBLIC_CANDIDATES_KIND, publicCandidateKinds, StagingSweeper, startVocabularyMigration } from '@loupe/jobs';
 import { createBullQueue, JobQueue, startBullWorkers } from '@loupe/queue';
-import { configuredWorkerServices, createLogger, instrumentProcessors, loadConfig, Metrics, openInfrastructure, serveMetrics, shardCandidateKinds } from '@loupe/runtime';
+import { configuredWorkerServices, createLogger, instrumentProcessors, loadConfig, Metrics, openInfrastructure, reportTo, serveMetrics, shardCandidateKinds } from '@loupe/runtime';
 
 /** Without snapshots, collections from this size up are loaded at start by their shard owners. */
 const LARGE_COLLECTION_IMAGES = 20_000;
@@ -70,12 +70,11 @@ async function main(): Promise<void> {
     concurrency,
     stalledIntervalMs: process.env.WORKER_STALLED_INTERVAL_MS ? Number(process.env.WORKER_STALLED_INTERVAL_MS) : undefined,
   });
-  const logSweep = (message: string, error?: unknown) =>
-    error ? log.warn({ err: error instanceof Error ? error.message : String(error) }, message) : log.info(message);
-  const sweeper = new ExpirySweeper(infra.publicApi, infra.blobs, { overlayTtlHours: config.overlayTtlHours }).start(config.sweepIntervalMinutes, logSweep);
-  const stagingSweeper = new StagingSweeper(infra.blobs, { maxAgeHours: config.stagingMaxAgeHours }).start(config.sweepIntervalMinutes, logSweep);
+  const report = reportTo(log);
+  const sweeper = new ExpirySweeper(infra.publicApi, infra.blobs, { overlayTtlHours: config.overlayTtlHours }).start(config.sweepIntervalMinutes, report);
+  const stagingSweeper = new StagingSweeper(infra.blobs, { maxAgeHours: config.stagingMaxAgeHours }).start(config.sweepIntervalMinutes, report);
   // Write workers bring words of an earlier search vocabulary over (a no-op once done); see VocabularyMigration.
-  const migration = running.includes('ingest') ? startVocabularyMigration(infra, logSweep) : null;
+  const migration = running.includes('ingest') ? startVocabularyMigration(infra, report) : null;
   console.log(`Loupe worker ready for ${kinds.length > 0 ? kinds.join(', ') : 'all job kinds'} (concurrency ${concurrency}, metrics on :${metricsServer.port})`);
   const stop = async (signal: string) => {
     console.log(`${signal}: finishing current jobs and stopping`);

@@ -1,6 +1,6 @@
 import type { Homography } from './geometry';
 import { hamming } from './hamming';
-import { leastSquares } from './similarity-ransac';
+import { leastSquares, pairPoints } from './similarity-ransac';
 import type { Features } from './types';
 
 /**
@@ -186,14 +186,7 @@ function oneToOne(pairs: Array<[number, number]>, query: Features, target: Featu
 }
 
 function fitPairs(query: Features, target: Features, pairs: Array<[number, number]>): Model | null {
-  const from = new Float64Array(pairs.length * 2);
-  const to = new Float64Array(pairs.length * 2);
-  pairs.forEach(([q, t], k) => {
-    from[2 * k] = target.xy[2 * t];
-    from[2 * k + 1] = target.xy[2 * t + 1];
-    to[2 * k] = query.xy[2 * q];
-    to[2 * k + 1] = query.xy[2 * q + 1];
-  });
+  const { from, to } = pairPoints(query, target, pairs);
   return leastSquares(from, to, pairs.map((_, k) => k));
 }
 

@@ -1,5 +1,6 @@
 import type { Homography } from './geometry';
 import { seededRandom } from './random';
+import type { Features } from './types';
 
 /** Fewest rounds, so that a small pair set is still sampled more than once or twice. */
 const MIN_ROUNDS = 20;
@@ -22,6 +23,22 @@ export interface SimilarityFit {
  * operations per pair instead of an SVD. The best sample's inliers are refitted by least squares and recounted.
  * Null when fewer than 2 pairs, or no sample spans MIN_SAMPLE_SPAN px.
  */
+/**
+ * The positions of matched keypoint pairs ([query index, target index]) as the point lists the fits take: `from` in the
+ * target, `to` in the query, pair k at [2k, 2k + 1].
+ */
+export function pairPoints(query: Features, target: Features, pairs: ReadonlyArray<readonly [number, number]>): { from: Float64Array; to: Float64Array } {
+  const from = new Float64Array(pairs.length * 2);
+  const to = new Float64Array(pairs.length * 2);
+  pairs.forEach(([q, t], k) => {
+    from[2 * k] = target.xy[2 * t];
+    from[2 * k + 1] = target.xy[2 * t + 1];
+    to[2 * k] = query.xy[2 * q];
+    to[2 * k + 1] = query.xy[2 * q + 1];
+  });
+  return { from, to };
+}
+
 export function similarityRansac(from: Float64Array, to: Float64Array, tolerance: number, maxRounds: number, confidence: number): SimilarityFit | null {
   const n = from.length / 2;
   if (n < 2) return null;

@@ -5,7 +5,7 @@ import { matchMetrics, scoreFromInliers } from './match-metrics';
 import { defaultVocabulary } from './default-vocabulary';
 import { cellRatioMatches } from './descriptor-matcher';
 import { repeatedPatternFit } from './repeated-pattern';
-import { similarityRansac } from './similarity-ransac';
+import { pairPoints, similarityRansac } from './similarity-ransac';
 import type { Features, MatchResult, VerifyOptions } from './types';
 
 /**
@@ -155,14 +155,7 @@ function pairEstimate(cv: Cv, query: Features, target: Features, pairs: Array<[n
  * fields); 2-point similarity samples reach the same confidence in far fewer, cheaper rounds (`similarityRansac`).
  */
 function weakSimilarityFit(query: Features, target: Features, pairs: ReadonlyArray<[number, number]>, threshold: number, minInliers: number): Estimate | null {
-  const from = new Float64Array(pairs.length * 2);
-  const to = new Float64Array(pairs.length * 2);
-  pairs.forEach(([q, t], i) => {
-    from[2 * i] = target.xy[2 * t];
-    from[2 * i + 1] = target.xy[2 * t + 1];
-    to[2 * i] = query.xy[2 * q];
-    to[2 * i + 1] = query.xy[2 * q + 1];
-  });
+  const { from, to } = pairPoints(query, target, pairs);
   const fit = similarityRansac(from, to, threshold, WEAK_FIT_RANSAC_ROUNDS, RANSAC_CONFIDENCE);
   let best = fit && fit.inliers.length >= minInliers && isPlausibleTransform(fit.transform, target.width, target.height) ? { transform: fit.transform, inliers: fit.inliers.length } : null;
   // A repeated pattern's nearest neighbours are copies of the right motif in the wrong places: they agree on no single

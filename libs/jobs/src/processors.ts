@@ -1,4 +1,4 @@
-import type { JobQueue, ProcessorMap } from '@loupe/queue';
+import type { ProcessorMap } from '@loupe/queue';
 import { BlobStore, ColorRepository, Db, ImageRepository, MatchIndexRepository, PublicIndexRepository, WineLabelRepository } from '@loupe/storage';
 import { ColorCollectionPayload, ColorImagesPayload, ColorMetadataPayload, ColorSearchPayload } from './color-contracts';
 import { ColorIngestHook } from './color-palettes';
@@ -13,7 +13,8 @@ import { IndexSnapshotOptions, MatchIndexCache } from './match/index-cache';
 import { IndexSnapshots } from './match/index-snapshot';
 import { MatchService } from './match/match.service';
 import { SearchIndexHook } from './match/search-index.hook';
-import { publicIndexProcessors, PublicShardOptions } from './public-index';
+import { publicIndexProcessors } from './public-index';
+import type { ShardSetOptions } from './shard-sets';
 import { WineExtractPayload, WineExtractService, WineLabelHook, WineLabelReader, WineSearchPayload, WineSearchService } from './wine';
 
 /** Collections searched by image matching: their adds also write visual words to the search index. */
@@ -26,20 +27,13 @@ export interface ProcessorDeps {
   /** The color service's palettes and metadata live in their own tables, reached through this database. */
   db: Db;
   /** Public index shard sets owned by other processes (PUBLIC_SHARD_SETS) and the queue reaching them. */
-  publicShards?: PublicShardOptions;
+  publicShards?: ShardSetOptions;
   /** Folder and minimum collection size of search index snapshots (INDEX_SNAPSHOT_DIR); none without. */
   indexSnapshots?: { dir: string; minImages: number };
   /** Collection shard sets owned by other processes (COLLECTION_SHARD_SETS) and the queue reaching them. */
-  collectionShards?: ShardOwnersOptions;
+  collectionShards?: ShardSetOptions;
   /** Bound on the memory of the collection indexes kept (INDEX_CACHE_MAX_MB); unbounded without. */
   indexCacheMaxBytes?: number;
-}
-
-export interface ShardOwnersOptions {
-  /** A shard-set variable's value (`0-7,8-15`); unset = this process holds every collection whole. */
-  sets?: string;
-  /** The queue that reaches the shard owners; needed only when `sets` is given. */
-  queue?: () => JobQueue | null;
 }
 
 export interface WorkerServices {

@@ -43,6 +43,14 @@ export function shardSetName(set: ShardSet): string {
   return set.length === 1 ? `${set[0]}` : `${set[0]}-${set[set.length - 1]}`;
 }
 
+/** How a process reaches an index's shard-set owners, as configured. */
+export interface ShardSetOptions {
+  /** The shard-set variable's value (`0-7,8-15`); unset = this process holds the whole index. */
+  sets?: string;
+  /** The queue that reaches the shard owners; needed only when `sets` is given. */
+  queue?: () => JobQueue | null;
+}
+
 /** Where a search asks the owners of an index's shard sets, and what it calls the index in errors. */
 export interface ShardOwners {
   sets: readonly ShardSet[];

@@ -7,6 +7,11 @@ export function createLogger(name: string): Logger {
   return pino({ name, level, base: { app: name }, timestamp: pino.stdTimeFunctions.isoTime });
 }
 
+/** A `(message, error?)` callback for background work (sweeps, migrations): a warning with the error, else info. */
+export function reportTo(log: Logger): (message: string, error?: unknown) => void {
+  return (message, error) => (error ? log.warn({ err: error instanceof Error ? error.message : String(error) }, message) : log.info(message));
+}
+
 /**
  * The request id of the HTTP call being served, carried through async calls so that the queue can attach it to the
  * job it enqueues and the worker can log it: one id follows a call from gateway to worker.

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { AppConfig } from './config';
 import type { Infrastructure } from './infrastructure';
 import type { Metrics } from './metrics';
+import { reportTo } from './logging';
 import { instrumentProcessors, withRequestIds } from './observability';
 
 export interface QueueRuntime {
@@ -41,10 +42,7 @@ export async function openQueues(config: AppConfig, infra: Infrastructure, obser
   let fanOut: JobQueue | null = null;
   const services = configuredWorkerServices(config, infra, () => fanOut);
   const processors = instrumentProcessors(services.processors, observe.metrics, observe.log);
-  const migrate = () =>
-    startVocabularyMigration(infra, (message, error) =>
-      error ? observe.log.warn({ err: error instanceof Error ? error.message : String(error) }, message) : observe.log.info(message),
-    );
+  const migrate = () => startVocabularyMigration(infra, reportTo(observe.log));
   if (!config.redisUrl) {
     const queue = withRequestIds(createInProcessQueue({ processors }));
     fanOut = queue;

@@ -18,6 +18,7 @@ import {
 } from './collection-index';
 import { MatchIndexCache } from './index-cache';
 import { IndexSnapshots } from './index-snapshot';
+import { insertIndexedImage } from './testing';
 import { matchVocabulary } from './vocabulary';
 
 const rand = seededRandom(29);
@@ -74,15 +75,7 @@ describe('a partitioned collection answers what the whole collection answers', (
     const hash = randomHash();
     wordsOf.set(filepath, words);
     hashOf.set(filepath, hash);
-    return images.transaction(async (tx) => {
-      const row = {
-        filepath, image_id: null, format: 'jpeg', width: 600, height: 400, norm_width: 600, norm_height: 400, blob_key: '', norm_blob_key: '',
-        fingerprint_health: 1, searchable: true, unsearchable_reason: null, metadata: {}, ingest_token: null,
-      };
-      const pk = await images.insert(ref, row, { count: 0, data: Buffer.alloc(0) }, tx);
-      await index.saveWords(pk, matchVocabulary().id, words, tx, hash);
-      return pk;
-    });
+    return insertIndexedImage({ images, index }, ref, { filepath, words, globalHash: () => hash });
   }
 
   beforeAll(async () => {

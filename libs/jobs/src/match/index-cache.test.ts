@@ -6,6 +6,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { collectionBytes, MatchIndexCache } from './index-cache';
 import { IndexSnapshots } from './index-snapshot';
+import { insertIndexedImage } from './testing';
 import { matchVocabulary } from './vocabulary';
 
 const rand = seededRandom(13);
@@ -25,14 +26,8 @@ describe('collection index cache with snapshots', () => {
   async function add(filepath: string): Promise<void> {
     const words = randomWords();
     wordsOf.set(filepath, words);
-    await images.transaction(async (tx) => {
-      const row = {
-        filepath, image_id: null, format: 'jpeg', width: 600, height: 400, norm_width: 600, norm_height: 400, blob_key: '', norm_blob_key: '',
-        fingerprint_health: 1, searchable: true, unsearchable_reason: null, metadata: {}, ingest_token: null,
-      };
-      const pk = await images.insert(ref, row, { count: 0, data: Buffer.alloc(0) }, tx);
-      await index.saveWords(pk, matchVocabulary().id, words, tx, BigInt(pk) * 7919n);
-    });
+    // A hash that follows from the id, so a test can look an image up by it.
+    await insertIndexedImage({ images, index }, ref, { filepath, words, globalHash: (pk) => BigInt(pk) * 7919n });
   }
 
   async function best(cache: MatchIndexCache, filepath: string): Promise<string | undefined> {
@@ -113,14 +108,7 @@ describe('collection index cache with snapshots', () => {
       let account = await new AccountRepository(otherDb).ensure('other-0');
       while (account.id < ref.accountId) account = await new AccountRepository(otherDb).ensure(`other-${account.id}`);
       expect(account.id).toBe(ref.accountId);
-      await otherImages.transaction(async (tx) => {
-        const row = {
-          filepath: 'other.jpg', image_id: null, format: 'jpeg', width: 600, height: 400, norm_width: 600, norm_height: 400, blob_key: '', norm_blob_key: '',
-          fingerprint_health: 1, searchable: true, unsearchable_reason: null, metadata: {}, ingest_token: null,
-        };
-        const pk = await otherImages.insert(ref, row, { count: 0, data: Buffer.alloc(0) }, tx);
-        await otherIndex.saveWords(pk, matchVocabulary().id, randomWords(), tx);
-      });
+      await insertIndexedImage({ images: otherImages, index: otherIndex }, ref, { filepath: 'other.jpg', words: randomWords() });
       const collection = await new MatchIndexCache(otherIndex, { snapshots, minImages: 1_000 }).get(ref);
       expect([...collection.paths.values()]).toEqual(['other.jpg']);
     } finally {

@@ -7,6 +7,7 @@ import { LocalCollectionIndex } from './collection-index';
 import { MatchIndexCache } from './index-cache';
 import { PublicIndexShards } from '../public-index/shard-index';
 import { matchVocabulary } from './vocabulary';
+import { insertIndexedImage } from './testing';
 import { VocabularyMigration } from './vocabulary-migration';
 
 /** Words as an earlier release stored them: the verification tree's 10,000 words under their own id. */
@@ -32,17 +33,8 @@ describe('moving stored words to the current search vocabulary', () => {
     ref = { accountId: (await new AccountRepository(db).ensure('acme')).id, service: 'mobile' };
     for (let i = 0; i < 5; i++) features.push(await extractFeatures(toGray(await syntheticImage(4200 + i))));
     for (const [i, f] of features.entries()) {
-      pks.push(
-        await images.transaction(async (tx) => {
-          const row = {
-            filepath: `old/${i}.jpg`, image_id: null, format: 'jpeg', width: 600, height: 450, norm_width: 600, norm_height: 450, blob_key: '', norm_blob_key: '',
-            fingerprint_health: 1, searchable: true, unsearchable_reason: null, metadata: {}, ingest_token: null,
-          };
-          const pk = await images.insert(ref, row, { count: f.count, data: serializeFeatures(f) }, tx);
-          await index.saveWords(pk, OLD_VOCABULARY, oldWords(f), tx, null);
-          return pk;
-        }),
-      );
+      const stored = { count: f.count, data: serializeFeatures(f) };
+      pks.push(await insertIndexedImage({ images, index }, ref, { filepath: `old/${i}.jpg`, words: oldWords(f), features: stored, vocabulary: OLD_VOCABULARY }));
     }
     ({ id: publicId } = await publicIndex.insertImage(
       {

@@ -1,5 +1,5 @@
 import { deserializeFeatures, Features } from '@loupe/fingerprint';
-import { encodeWords, MatchIndexRepository, PublicIndexRepository } from '@loupe/storage';
+import { MatchIndexRepository, PublicIndexRepository } from '@loupe/storage';
 import { matchVocabulary } from './vocabulary';
 
 /** Rows read and re-quantised per step: bounds memory (~50 KB of features a row) and each statement's time. */
@@ -27,24 +27,34 @@ export class VocabularyMigration {
 
   /** Re-quantises every stale row, or those before `signal` is aborted (checked between batches). */
   async run(signal?: AbortSignal): Promise<MigrationReport> {
-    const report: MigrationReport = { collectionImages: 0, publicImages: 0 };
-    for (let afterPk = 0; !signal?.aborted; ) {
-      const rows = await this.collections.staleWords(this.vocabularyId, afterPk, BATCH_ROWS);
+    return {
+      collectionImages: await this.bringOver(
+        (after) => this.collections.staleWords(this.vocabularyId, after, BATCH_ROWS),
+        (id, words) => this.collections.replaceStaleWords(id, this.vocabularyId, words),
+        signal,
+      ),
+      publicImages: await this.bringOver(
+        (after) => this.publicIndex.staleWords(this.vocabularyId, after, BATCH_ROWS),
+        (id, words) => this.publicIndex.replaceStaleWords(id, this.vocabularyId, words),
+        signal,
+      ),
+    };
+  }
+
+  /** Pages through one table's stale rows in id order, replacing each one's words; the count of rows replaced. */
+  private async bringOver(
+    staleAfter: (id: number) => Promise<Array<{ id: number; features: Buffer }>>,
+    replace: (id: number, words: Uint32Array) => Promise<boolean>,
+    signal: AbortSignal | undefined,
+  ): Promise<number> {
+    let replaced = 0;
+    for (let after = 0; !signal?.aborted; ) {
+      const rows = await staleAfter(after);
       if (rows.length === 0) break;
-      for (const row of rows) {
-        if (await this.collections.replaceStaleWords(row.image_pk, this.vocabularyId, this.wordsOf(row.features))) report.collectionImages++;
-      }
-      afterPk = rows[rows.length - 1].image_pk;
+      for (const row of rows) if (await replace(row.id, this.wordsOf(row.features))) replaced++;
+      after = rows[rows.length - 1].id;
     }
-    for (let afterId = 0; !signal?.aborted; ) {
-      const rows = await this.publicIndex.staleWords(this.vocabularyId, afterId, BATCH_ROWS);
-      if (rows.length === 0) break;
-      for (const row of rows) {
-        if (await this.publicIndex.replaceStaleWords(row.id, this.vocabularyId, encodeWords(this.wordsOf(row.features)))) report.publicImages++;
-      }
-      afterId = rows[rows.length - 1].id;
-    }
-    return report;
+    return replaced;
   }
 
   private wordsOf(stored: Buffer): Uint32Array {

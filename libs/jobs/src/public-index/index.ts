@@ -6,7 +6,6 @@ export { PublicSearchService, expandByDomain } from './public-search.service';
 export { candidateKind, CANDIDATE_TIMEOUT_MS, parseShardSets, PUBLIC_CANDIDATES_KIND, QueuedCandidateSource, shardSetName } from './shard-sets';
 export type { PublicCandidatesPayload, ShardSet } from './shard-sets';
 export { publicCandidateKinds, publicIndexProcessors } from './processors';
-export type { PublicShardOptions } from './processors';
 export { publicOverlayKey } from './overlay-store';
 export { ExpirySweeper } from './expiry-sweeper';
 export type { SweepOptions, SweepReport } from './expiry-sweeper';

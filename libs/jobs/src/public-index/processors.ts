@@ -1,19 +1,13 @@
 import type { VerifyBatch } from '@loupe/fingerprint';
-import type { JobQueue, ProcessorMap } from '@loupe/queue';
+import type { ProcessorMap } from '@loupe/queue';
 import type { BlobStore, PublicIndexRepository } from '@loupe/storage';
 import { matchVocabulary } from '../match/vocabulary';
 import { JobKind } from '../contracts';
 import type { PublicSearchPayload } from './contracts';
 import { PublicSearchService } from './public-search.service';
 import { PublicIndexShards } from './shard-index';
+import type { ShardSetOptions } from '../shard-sets';
 import { candidateKind, parseShardSets, PublicCandidatesPayload, QueuedCandidateSource } from './shard-sets';
-
-export interface PublicShardOptions {
-  /** `PUBLIC_SHARD_SETS`; unset = this process holds every shard (see shard-sets.ts). */
-  sets?: string;
-  /** The queue that reaches the shard owners; needed only when `sets` is given. */
-  queue?: () => JobQueue | null;
-}
 
 /**
  * The public index's job kinds: `public_search`, and with shard sets one `public_candidates_<set>` per set. Shards
@@ -24,7 +18,8 @@ export function publicIndexProcessors(
   blobs: BlobStore,
   /** Verification threads; verified in the calling thread when absent. */
   verifyAll: VerifyBatch | undefined,
-  options: PublicShardOptions = {},
+  /** `PUBLIC_SHARD_SETS` and the queue to its owners; unset = this process holds every shard (see shard-sets.ts). */
+  options: ShardSetOptions = {},
 ): ProcessorMap {
   const vocabularyId = matchVocabulary().id;
   const sets = parseShardSets(options.sets) ?? [];

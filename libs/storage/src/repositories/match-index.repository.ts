@@ -164,16 +164,16 @@ export class MatchIndexRepository {
   }
 
   /**
-   * Up to `limit` images (after `afterPk`, in id order) whose words come from another vocabulary than `vocabulary`, with
-   * their stored features: what a vocabulary change re-quantises.
+   * Up to `limit` images (their ids after `afterPk`, in order) whose words come from another vocabulary than
+   * `vocabulary`, with their stored features: what a vocabulary change re-quantises.
    */
-  async staleWords(vocabulary: string, afterPk: number, limit: number): Promise<Array<{ image_pk: number; features: Buffer }>> {
-    const { rows } = await this.db.query<{ image_pk: number | string; features: Buffer }>(
-      `SELECT w.image_pk, f.features FROM image_words w JOIN image_features f ON f.image_pk = w.image_pk
+  async staleWords(vocabulary: string, afterPk: number, limit: number): Promise<Array<{ id: number; features: Buffer }>> {
+    const { rows } = await this.db.query<{ id: number | string; features: Buffer }>(
+      `SELECT w.image_pk AS id, f.features FROM image_words w JOIN image_features f ON f.image_pk = w.image_pk
         WHERE w.vocabulary <> $1 AND w.image_pk > $2 ORDER BY w.image_pk LIMIT $3`,
       [vocabulary, afterPk, limit],
     );
-    return rows.map((r) => ({ image_pk: Number(r.image_pk), features: r.features }));
+    return rows.map((r) => ({ id: Number(r.id), features: r.features }));
   }
 
   /**

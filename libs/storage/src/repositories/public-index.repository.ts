@@ -1,5 +1,6 @@
 import type { Db, Queryable } from '..';
 import { PUBLIC_INDEX_PARTITIONS } from '../migrations/005-public-index';
+import { encodeWords } from './match-index.repository';
 
 export { PUBLIC_INDEX_PARTITIONS };
 
@@ -42,6 +43,11 @@ export interface ShardImageWords {
 
 /** Postgres error code of a unique violation: another importer committed the same bytes first. */
 const UNIQUE_VIOLATION = '23505';
+
+/** The shard of a row, from the partition Postgres put it in (`tableoid::regclass`, e.g. `public_images_p7`). */
+function shardOfPartition(partition: string): number {
+  return Number(/_p(\d+)$/.exec(partition)![1]);
+}
 
 function shardTable(shard: number): string {
   if (!Number.isInteger(shard) || shard < 0 || shard >= PUBLIC_INDEX_PARTITIONS) throw new RangeError(`no index shard ${shard}`);
@@ -88,7 +94,7 @@ export class PublicIndexRepository {
             image.norm_blob_key, image.feature_count, image.features, image.vocabulary, image.words],
         );
         const id = Number(rows[0].id);
-        const shard = Number(/_p(\d+)$/.exec(rows[0].part)![1]);
+        const shard = shardOfPartition(rows[0].part);
         await tx.query('INSERT INTO public_image_hashes (content_hash, image_id) VALUES ($1, $2)', [image.content_hash, id]);
         await this.insertBacklink(tx, id, backlink, entryKey);
         await tx.query('INSERT INTO public_index_log (shard, image_id) VALUES ($1, $2)', [shard, id]);
@@ -152,14 +158,14 @@ export class PublicIndexRepository {
   }
 
   /** Replaces an image's words of another vocabulary and logs it in its shard, so that the shard owners add it. */
-  async replaceStaleWords(id: number, vocabulary: string, words: Buffer): Promise<boolean> {
+  async replaceStaleWords(id: number, vocabulary: string, words: Uint32Array): Promise<boolean> {
     return this.db.transaction(async (tx) => {
       const { rows } = await tx.query<{ part: string }>(
         'UPDATE public_images SET vocabulary = $2, words = $3 WHERE id = $1 AND vocabulary <> $2 RETURNING tableoid::regclass::text AS part',
-        [id, vocabulary, words],
+        [id, vocabulary, encodeWords(words)],
       );
       if (rows.length === 0) return false;
-      await tx.query('INSERT INTO public_index_log (shard, image_id) VALUES ($1, $2)', [Number(/_p(\d+)$/.exec(rows[0].part)![1]), id]);
+      await tx.query('INSERT INTO public_index_log (shard, image_id) VALUES ($1, $2)', [shardOfPartition(rows[0].part), id]);
       return true;
     });
   }
