@@ -6,6 +6,7 @@ import { wine } from './004-wine';
 import { publicIndex } from './005-public-index';
 import { maintenanceCursors } from './006-maintenance-cursors';
 import { globalHash } from './007-global-hash';
+import { wordsVocabularyIndex } from './008-words-vocabulary-index';
 
 /** Every schema change, in order. Append; never edit one that has shipped. */
-export const MIGRATIONS: readonly Migration[] = [collections, matchIndex, color, wine, publicIndex, maintenanceCursors, globalHash];
+export const MIGRATIONS: readonly Migration[] = [collections, matchIndex, color, wine, publicIndex, maintenanceCursors, globalHash, wordsVocabularyIndex];

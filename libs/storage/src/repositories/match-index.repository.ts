@@ -165,12 +165,13 @@ export class MatchIndexRepository {
 
   /**
    * Up to `limit` images (their ids after `afterPk`, in order) whose words come from another vocabulary than
-   * `vocabulary`, with their stored features: what a vocabulary change re-quantises.
+   * `vocabulary`, with their stored features: what a vocabulary change re-quantises. (`<` or `>` rather than `<>`, which
+   * no index serves: with none left, the look reads the vocabulary index, not the table.)
    */
   async staleWords(vocabulary: string, afterPk: number, limit: number): Promise<Array<{ id: number; features: Buffer }>> {
     const { rows } = await this.db.query<{ id: number | string; features: Buffer }>(
       `SELECT w.image_pk AS id, f.features FROM image_words w JOIN image_features f ON f.image_pk = w.image_pk
-        WHERE w.vocabulary <> $1 AND w.image_pk > $2 ORDER BY w.image_pk LIMIT $3`,
+        WHERE (w.vocabulary < $1 OR w.vocabulary > $1) AND w.image_pk > $2 ORDER BY w.image_pk LIMIT $3`,
       [vocabulary, afterPk, limit],
     );
     return rows.map((r) => ({ id: Number(r.id), features: r.features }));

@@ -151,7 +151,8 @@ export class PublicIndexRepository {
   /** Up to `limit` images (after `afterId`) whose words come from another vocabulary, with their stored features. */
   async staleWords(vocabulary: string, afterId: number, limit: number): Promise<Array<{ id: number; features: Buffer }>> {
     const { rows } = await this.db.query<{ id: number | string; features: Buffer }>(
-      'SELECT id, features FROM public_images WHERE vocabulary <> $1 AND id > $2 ORDER BY id LIMIT $3',
+      // `<` or `>` rather than `<>`, so that the vocabulary index serves it (see the collections' staleWords).
+      'SELECT id, features FROM public_images WHERE (vocabulary < $1 OR vocabulary > $1) AND id > $2 ORDER BY id LIMIT $3',
       [vocabulary, afterId, limit],
     );
     return rows.map((r) => ({ id: Number(r.id), features: r.features }));
