@@ -1,6 +1,6 @@
-import { COLLECTION_CANDIDATES_KIND, collectionCandidateKinds, ExpirySweeper, PUBLIC_CANDIDATES_KIND, publicCandidateKinds, StagingSweeper, startVocabularyMigration } from '@loupe/jobs';
+import { COLLECTION_CANDIDATES_KIND, collectionCandidateKinds, ExpirySweeper, JobKind, PUBLIC_CANDIDATES_KIND, publicCandidateKinds, StagingSweeper, startVocabularyMigration } from '@loupe/jobs';
 import { createBullQueue, JobQueue, startBullWorkers } from '@loupe/queue';
-import { configuredWorkerServices, createLogger, instrumentProcessors, loadConfig, Metrics, openInfrastructure, reportTo, serveMetrics, shardCandidateKinds } from '@loupe/runtime';
+import { configuredWorkerServices, createLogger, fanOutKinds, instrumentProcessors, loadConfig, Metrics, openInfrastructure, reportTo, serveMetrics } from '@loupe/runtime';
 
 /** Without snapshots, collections from this size up are loaded at start by their shard owners. */
 const LARGE_COLLECTION_IMAGES = 20_000;
@@ -19,11 +19,11 @@ async function main(): Promise<void> {
   const metrics = new Metrics();
   const infra = await openInfrastructure(config);
   // With PUBLIC_SHARD_SETS (COLLECTION_SHARD_SETS), a public (collection) search here fans out one candidate job per
-  // shard set to the sets' owners.
+  // shard set to the sets' owners; with INGEST_FAN_OUT, an add hands each image's preparation to the fleet.
   const publicKinds = publicCandidateKinds(config.publicShardSets);
   const collectionKinds = collectionCandidateKinds(config.collectionShardSets);
-  const candidateKinds = shardCandidateKinds(config);
-  const fanOut: JobQueue | null = candidateKinds.length > 0 ? createBullQueue({ redisUrl: config.redisUrl, prefix: config.redisPrefix, kinds: candidateKinds, pickupTimeoutMs: config.queuePickupTimeoutMs }) : null;
+  const handedKinds = fanOutKinds(config);
+  const fanOut: JobQueue | null = handedKinds.length > 0 ? createBullQueue({ redisUrl: config.redisUrl, prefix: config.redisPrefix, kinds: handedKinds, pickupTimeoutMs: config.queuePickupTimeoutMs }) : null;
   const services = configuredWorkerServices(config, infra, () => fanOut);
   const processors = instrumentProcessors(services.processors, metrics, log);
   const known = Object.keys(processors);
@@ -68,6 +68,8 @@ async function main(): Promise<void> {
     processors,
     kinds: running,
     concurrency,
+    // An image's preparation is CPU work on the compute threads: as many at once as there are threads.
+    concurrencyOf: { [JobKind.IngestPrepare]: Math.max(concurrency, services.computeParallelism) },
     stalledIntervalMs: process.env.WORKER_STALLED_INTERVAL_MS ? Number(process.env.WORKER_STALLED_INTERVAL_MS) : undefined,
   });
   const report = reportTo(log);

@@ -4,6 +4,7 @@ import { ImageInputError, normalizeImage, RgbImage } from '@loupe/imaging';
 import type { BlobStore, CollectionRef, ColorRepository, Queryable, StoredPaletteColor } from '@loupe/storage';
 import type { BackgroundOptions, StagedQueryImage } from './color-contracts';
 import type { IngestHook, IngestHookInput } from './ingest.service';
+import type { IngestPayload } from './contracts';
 import { Stopwatch } from './stopwatch';
 
 /** Specification 8: the color service's preferred smallest image side; query images are shrunk like stored ones. */
@@ -51,8 +52,8 @@ export class ColorIngestHook implements IngestHook<StoredPaletteColor[]> {
     return this.run(storedPaletteTask, { image: { data, width, height }, options: paletteOptions(backgroundOptions(input.payload.options)) });
   }
 
-  async persist(tx: Queryable, imagePk: number, palette: StoredPaletteColor[], input: IngestHookInput): Promise<void> {
-    const options = backgroundOptions(input.payload.options);
+  async persist(tx: Queryable, imagePk: number, palette: StoredPaletteColor[], payload: IngestPayload): Promise<void> {
+    const options = backgroundOptions(payload.options);
     await this.colors.insertPalette(tx, imagePk, palette, {
       ignoreBackground: options.ignore_background,
       ignoreInteriorBackground: options.ignore_interior_background,

@@ -5,6 +5,11 @@ import type { Rect } from '@loupe/fingerprint';
  */
 export const JobKind = {
   Ingest: 'ingest',
+  /**
+   * One image of an add prepared (decoded, normalised, fingerprinted, analysed, blobs written) by any worker, for the
+   * add's ingest job to commit (INGEST_FAN_OUT; payload in ingest-planning.ts). Not a write: it changes no collection.
+   */
+  IngestPrepare: 'ingest_prepare',
   Delete: 'delete',
   Fingerprint: 'fingerprint',
   Search: 'search',

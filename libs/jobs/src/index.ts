@@ -1,6 +1,7 @@
 export * from './blob-keys';
 export * from './contracts';
 export { alreadyExistsMessage } from './ingest.service';
+export { FLEET_PLAN_PARALLELISM } from './ingest-planning';
 export type { IngestHook, IngestHookInput, IngestHooks } from './ingest.service';
 export * from './processors';
 export { computeThreads, computeThreadsFromEnv, IN_THIS_THREAD, type Compute } from './compute';

@@ -1,4 +1,4 @@
-import type { ProcessorMap } from '@loupe/queue';
+import type { JobQueue, ProcessorMap } from '@loupe/queue';
 import { BlobStore, ColorRepository, Db, ImageRepository, MatchIndexRepository, PublicIndexRepository, WineLabelRepository } from '@loupe/storage';
 import { ColorCollectionPayload, ColorImagesPayload, ColorMetadataPayload, ColorSearchPayload } from './color-contracts';
 import { ColorIngestHook } from './color-palettes';
@@ -7,6 +7,7 @@ import { Compute, computeThreads, IN_THIS_THREAD } from './compute';
 import { ComparePayload, DeletePayload, FingerprintPayload, IngestPayload, JobKind, SearchPayload } from './contracts';
 import { DeleteService } from './delete.service';
 import { FingerprintService } from './fingerprint.service';
+import { encodeItemPlan, IngestPreparePayload, LocalItemPlanner, QueuedItemPlanner } from './ingest-planning';
 import { IngestHook, IngestService } from './ingest.service';
 import { answerCandidateJob, collectionCandidateKind, CollectionCandidatesPayload, CollectionSearchIndex, LocalCollectionIndex, parseCollectionShardSets, QueuedCollectionIndex } from './match/collection-index';
 import { IndexSnapshotOptions, MatchIndexCache } from './match/index-cache';
@@ -34,10 +35,17 @@ export interface ProcessorDeps {
   collectionShards?: ShardSetOptions;
   /** Bound on the memory of the collection indexes kept (INDEX_CACHE_MAX_MB); unbounded without. */
   indexCacheMaxBytes?: number;
+  /**
+   * With INGEST_FAN_OUT, the images of an add are prepared by `ingest_prepare` jobs on any worker, reached through
+   * `queue`, `parallelism` of a batch at once; without, on this process's compute threads.
+   */
+  ingestFanOut?: { queue: () => JobQueue | null; parallelism: number };
 }
 
 export interface WorkerServices {
   processors: ProcessorMap;
+  /** Tasks the process's compute threads run at once. */
+  computeParallelism: number;
   /** Stops the compute threads and the OCR workers, if any were started. */
   close(): Promise<void>;
 }
@@ -53,6 +61,7 @@ export function createWorkerServices(deps: ProcessorDeps): WorkerServices {
   const labelReader = new WineLabelReader();
   return {
     processors: createProcessors(deps, compute, labelReader),
+    computeParallelism: compute.parallelism,
     close: async () => {
       await Promise.all([compute.close(), labelReader.close()]);
     },
@@ -76,7 +85,9 @@ export function createProcessors(
   const wineLabel = new WineLabelHook(labelReader, wineLabels);
   const hooksFor = (service: string): IngestHook[] =>
     service === 'wine' ? [searchIndex, wineLabel] : MATCHING_SERVICES.has(service) ? [searchIndex] : service === 'color' ? [colorPalette] : [];
-  const ingest = new IngestService(deps.images, deps.blobs, hooksFor, compute);
+  const localPlanner = new LocalItemPlanner(deps.images, deps.blobs, hooksFor, compute);
+  const planner = deps.ingestFanOut ? new QueuedItemPlanner(deps.ingestFanOut.queue, deps.ingestFanOut.parallelism) : localPlanner;
+  const ingest = new IngestService(deps.images, deps.blobs, hooksFor, compute, planner);
   const collections = collectionIndexes(deps);
   const matching = new MatchService(deps.images, deps.matchIndex, deps.blobs, collections.index, verifyAll);
   const deletion = new DeleteService(deps.images, deps.blobs);
@@ -86,6 +97,7 @@ export function createProcessors(
   const wineExtract = new WineExtractService(labelReader, deps.blobs);
   return {
     [JobKind.Ingest]: (payload: IngestPayload) => ingest.ingest(payload),
+    [JobKind.IngestPrepare]: async ({ payload, item }: IngestPreparePayload) => encodeItemPlan(await localPlanner.plan(payload, item)),
     [JobKind.Delete]: (payload: DeletePayload) => deletion.delete(payload),
     [JobKind.Fingerprint]: (payload: FingerprintPayload) => fingerprint.refingerprint(payload),
     [JobKind.Search]: (payload: SearchPayload) => matching.search(payload),

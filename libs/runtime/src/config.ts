@@ -65,6 +65,12 @@ export interface AppConfig {
   indexSnapshots?: { dir: string; minImages: number };
   /** Bound on the memory of the collection indexes a process keeps (INDEX_CACHE_MAX_MB); unbounded when unset. */
   indexCacheMaxBytes?: number;
+  /**
+   * INGEST_FAN_OUT: each image of an add is prepared (decoded, fingerprinted, analysed) by an `ingest_prepare` job that
+   * any worker takes, instead of on the compute threads of the process running the add's ingest job; the commits
+   * stay with that job. One account's bulk add then uses the whole fleet. Off by default.
+   */
+  ingestFanOut: boolean;
 }
 
 function intFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -169,5 +175,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     },
     indexSnapshots: indexSnapshots(env, databaseUrl, dataDir),
     indexCacheMaxBytes: env.INDEX_CACHE_MAX_MB ? positiveIntFromEnv(env, 'INDEX_CACHE_MAX_MB', 1) * 1024 * 1024 : undefined,
+    ingestFanOut: boolFromEnv(env, 'INGEST_FAN_OUT', false),
   };
 }

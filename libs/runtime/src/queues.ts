@@ -1,4 +1,4 @@
-import { ALL_JOB_KINDS, collectionCandidateKinds, createWorkerServices, publicCandidateKinds, startVocabularyMigration, WorkerServices } from '@loupe/jobs';
+import { ALL_JOB_KINDS, collectionCandidateKinds, createWorkerServices, JobKind, FLEET_PLAN_PARALLELISM, publicCandidateKinds, startVocabularyMigration, WorkerServices } from '@loupe/jobs';
 import { createBullQueue, createInProcessQueue, JobQueue, startBullWorkers, WorkerHandle } from '@loupe/queue';
 import type { Logger } from 'pino';
 import type { AppConfig } from './config';
@@ -18,6 +18,11 @@ export function shardCandidateKinds(config: AppConfig): string[] {
   return [...publicCandidateKinds(config.publicShardSets), ...collectionCandidateKinds(config.collectionShardSets)];
 }
 
+/** The job kinds a worker's own jobs hand work to: shard-set owners, and with INGEST_FAN_OUT the images' preparation. */
+export function fanOutKinds(config: AppConfig): string[] {
+  return [...shardCandidateKinds(config), ...(config.ingestFanOut ? [JobKind.IngestPrepare] : [])];
+}
+
 /**
  * The job processors of a process that runs jobs (a worker, or the gateway in embedded mode or with RUN_WORKERS), as
  * configured; searches reach shard-set owners through `fanOut`.
@@ -29,6 +34,7 @@ export function configuredWorkerServices(config: AppConfig, infra: Infrastructur
     collectionShards: { sets: config.collectionShardSets, queue: fanOut },
     indexSnapshots: config.indexSnapshots,
     indexCacheMaxBytes: config.indexCacheMaxBytes,
+    ingestFanOut: config.ingestFanOut ? { queue: fanOut, parallelism: FLEET_PLAN_PARALLELISM } : undefined,
   });
 }
 

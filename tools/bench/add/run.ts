@@ -6,16 +6,24 @@
  *  - http: the gateway's `add` (mobile), batches of 10 per request, one request at a time (writes are serialised per
  *    account anyway), timed whole. Also in real mode (Postgres, Redis/BullMQ with the worker in the gateway process,
  *    s3rver) when BENCH_DATABASE_URL and BENCH_REDIS_URL are set.
+ *  - fleet (real mode only, with BENCH_DATABASE_URL and BENCH_REDIS_URL): the gateway's `add` as above, served by
+ *    separate worker processes (apps/worker) with INGEST_FAN_OUT: the first runs the account's ingest jobs (the
+ *    commits) and prepares images, the others only prepare (`ingest_prepare`); one run per count of --workers
+ *    (default 1,2,4), each worker with --worker-threads compute threads (default 1) and WORKER_CONCURRENCY as many.
+ *    CPU is that of the worker processes (/proc), the commits' included.
  * Images: synthetic scenes of 4/3·side × side (JPEG q88), or the JPEG/PNG files of --photos DIR (sorted, the first
  * `images`). COMPUTE_THREADS sets the compute threads of the processors (0: everything in the calling thread).
  * The processor and HTTP runs add one untimed batch first (under other paths), so threads and OpenCV are loaded as in
  * a worker that has served before; the CLI run is a whole command, start-up included.
  *
- *   npx tsx tools/bench/add/run.ts [images=200] [side=1200] [--photos DIR] [--only processor,cli,http]
+ *   npx tsx tools/bench/add/run.ts [images=200] [side=1200] [--photos DIR] [--only processor,cli,http,fleet]
+ *     [--workers 1,2,4] [--worker-threads 1]
  */
 import { createWorkerServices, IngestPayload, IngestResult, JobKind, stagingKey } from '@loupe/jobs';
 import { ensureAccountUser, loadConfig, openInfrastructure } from '@loupe/runtime';
 import { createTestDatabase, startS3Server } from '@loupe/storage/src/testing';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -31,7 +39,9 @@ const option = (name: string): string | undefined => {
   return at >= 0 ? args.splice(at, 2)[1] : undefined;
 };
 const photos = option('--photos');
-const only = new Set((option('--only') ?? 'processor,cli,http').split(','));
+const only = new Set((option('--only') ?? 'processor,cli,http,fleet').split(','));
+const workerCounts = (option('--workers') ?? '1,2,4').split(',').map(Number);
+const workerThreads = Number(option('--worker-threads') ?? 1);
 const total = Number(args[0] ?? 200);
 const side = Number(args[1] ?? 1200);
 const AUTH = `Basic ${Buffer.from('bench:pw').toString('base64')}`;
@@ -168,6 +178,73 @@ async function viaHttp(mode: 'embedded' | 'real', images: Input[]): Promise<void
   });
 }
 
+/** CPU milliseconds a process has used so far (user + system, every thread), from /proc. */
+function processCpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  // utime and stime are fields 14 and 15 of stat, in clock ticks (100 per second on Linux).
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+
+function startWorker(env: NodeJS.ProcessEnv, queues: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, '../../../apps/worker/src/main.ts')], {
+    env: { ...process.env, ...env, WORKER_QUEUES: queues },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      seen += chunk;
+      if (seen.includes('Loupe worker ready')) resolve(child);
+    });
+    child.once('exit', (code) => reject(new Error(`worker exited with ${code}: ${seen}`)));
+  });
+}
+
+async function viaFleet(images: Input[], workers: number): Promise<void> {
+  await withEmbedded(async (dataDir) => {
+    const db = await createTestDatabase(process.env.BENCH_DATABASE_URL!);
+    const s3 = await startS3Server(path.join(dataDir, 's3'));
+    const shared: NodeJS.ProcessEnv = {
+      NODE_ENV: 'test', LOG_LEVEL: 'warn', DATABASE_URL: db.url, REDIS_URL: process.env.BENCH_REDIS_URL, REDIS_PREFIX: `bench-${Date.now()}`,
+      S3_ENDPOINT: s3.endpoint, S3_ACCESS_KEY: s3.accessKey, S3_SECRET_KEY: s3.secretKey, S3_BUCKET: 'bench',
+    };
+    const gateway = await startGateway(loadConfig({ ...shared, PORT: '0', METRICS_PORT: '0', ACCOUNTS: 'bench:bench:pw' }), { host: '127.0.0.1' });
+    const workerEnv = { ...shared, METRICS_PORT: '0', INGEST_FAN_OUT: 'true', COMPUTE_THREADS: String(workerThreads), WORKER_CONCURRENCY: String(workerThreads) };
+    const children: ChildProcess[] = [];
+    try {
+      children.push(await startWorker(workerEnv, 'ingest,ingest_prepare'));
+      for (let i = 1; i < workers; i++) children.push(await startWorker(workerEnv, 'ingest_prepare'));
+      const add = async (batch: Input[], folder: string) => {
+        const form = new FormData();
+        batch.forEach((image, j) => form.append(`images[${j}]`, new Blob([image.data]), `${folder}/${image.name}`));
+        const res = await fetch(`${gateway.url}/mobile/bench/rest/add/`, { method: 'POST', headers: { authorization: AUTH }, body: form });
+        const body = (await res.json()) as { status: string; error: string[] };
+        if (body.status !== 'ok') throw new Error(`add failed: ${body.error.join('; ')}`);
+      };
+      // Every worker loads OpenCV and its modules once: a warm-up batch per worker.
+      for (let i = 0; i < workers; i++) await add(images.slice(0, BATCH), `warm-up-${i}`);
+      const started = performance.now();
+      const workersCpu = children.map((c) => processCpuMs(c.pid!));
+      const cpuStart = process.cpuUsage();
+      for (let i = 0; i < images.length; i += BATCH) await add(images.slice(i, i + BATCH), 'bench');
+      const ms = performance.now() - started;
+      const used = children.reduce((sum, c, i) => sum + processCpuMs(c.pid!) - workersCpu[i], 0);
+      const gatewayCpu = process.cpuUsage(cpuStart);
+      rate(`http add (real, ${workers} worker process${workers > 1 ? 'es' : ''} × ${workerThreads} thread${workerThreads > 1 ? 's' : ''}, INGEST_FAN_OUT; workers' CPU)`, images.length, ms, { user: used * 1000, system: 0 });
+      console.log(`  gateway + s3rver process: ${((gatewayCpu.user + gatewayCpu.system) / 1000 / images.length).toFixed(0)} ms CPU/image`);
+    } finally {
+      for (const child of children) {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGTERM');
+        await exited;
+      }
+      await gateway.close();
+      await s3.close();
+      await db.drop();
+    }
+  });
+}
+
 async function main(): Promise<void> {
   const images = await makeImages();
   const source = photos ? `${images.length} files of ${photos}` : `${images.length} synthetic ${Math.round((side * 4) / 3)}x${side} JPEGs`;
@@ -178,6 +255,10 @@ async function main(): Promise<void> {
     await viaHttp('embedded', images);
     if (process.env.BENCH_DATABASE_URL && process.env.BENCH_REDIS_URL) await viaHttp('real', images);
     else console.log('http add (real): skipped (set BENCH_DATABASE_URL and BENCH_REDIS_URL)');
+  }
+  if (only.has('fleet')) {
+    if (process.env.BENCH_DATABASE_URL && process.env.BENCH_REDIS_URL) for (const count of workerCounts) await viaFleet(images, count);
+    else console.log('fleet: skipped (set BENCH_DATABASE_URL and BENCH_REDIS_URL)');
   }
 }
 

@@ -30,6 +30,8 @@ export async function startBullWorkers(opts: {
   processors: ProcessorMap;
   kinds?: string[];
   concurrency?: number;
+  /** Kinds that take another number of jobs at once than `concurrency`. */
+  concurrencyOf?: Record<string, number>;
   stalledIntervalMs?: number;
 }): Promise<WorkerHandle> {
   const kinds = opts.kinds ?? Object.keys(opts.processors);
@@ -51,7 +53,7 @@ export async function startBullWorkers(opts: {
       {
         connection: redisOptions(opts.redisUrl),
         prefix: bullPrefix(opts.prefix ?? DEFAULT_PREFIX),
-        concurrency: opts.concurrency ?? DEFAULT_CONCURRENCY,
+        concurrency: opts.concurrencyOf?.[kind] ?? opts.concurrency ?? DEFAULT_CONCURRENCY,
         stalledInterval,
         lockDuration: 2 * stalledInterval,
         lockRenewTime: stalledInterval / 2,
