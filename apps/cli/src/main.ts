@@ -1,5 +1,5 @@
 import { API_KEY_PATTERN, generateApiKey } from '@loupe/auth';
-import { JobKind, createProcessors, FingerprintPayload, FingerprintResult, parseManifest, PublicImportService, runImport } from '@loupe/jobs';
+import { computeThreads, JobKind, createProcessors, FingerprintPayload, FingerprintResult, parseManifest, PublicImportService, runImport } from '@loupe/jobs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ensureAccountUser, Infrastructure, loadConfig, openInfrastructure } from '@loupe/runtime';
@@ -22,7 +22,8 @@ ${BULK_USAGE}
   key remove <public>                       revoke an API key
   block add <account> <searches> [days] [start]   add a search block (default 365 days from now; start YYYY-MM-DD)
   block list <account>                      search blocks of an account
-  index import <manifest> [concurrency]     add the images of a manifest (JSON lines or CSV) to the public index;
+  index import <manifest> [concurrency]     add the images of a manifest (JSON lines or CSV) to the public index, on
+                                            every core (concurrency: entries at once, default 2 per compute thread);
                                             resumable and idempotent: run it again to continue or to check
 
 The database and blob store are chosen by the same variables as the gateway (DATABASE_URL, S3_ENDPOINT, DATA_DIR).
@@ -121,19 +122,22 @@ async function run(argv: string[], infra: Infrastructure): Promise<void> {
       return;
     }
     case 'index import': {
-      const [manifest, concurrency = '2'] = need(args, 1);
+      const [manifest, concurrency] = need(args, 1);
       const entries = parseManifest(await readFile(manifest, 'utf8'), path.dirname(path.resolve(manifest)));
-      const service = new PublicImportService(infra.publicIndex, infra.blobs);
+      // Images are prepared on one compute thread per core; twice as many entries in flight keep the threads busy
+      // while others read, look up and commit.
+      const compute = computeThreads();
+      const service = new PublicImportService(infra.publicIndex, infra.blobs, undefined, compute.run);
       let lastPrint = 0;
       const result = await runImport(service, entries, {
-        concurrency: Number(concurrency) || 2,
+        concurrency: Number(concurrency) || 2 * Math.max(1, compute.parallelism),
         onFailure: (entry, message) => console.error(`line ${entry.line}: ${message}`),
         onProgress: (p) => {
           if (Date.now() - lastPrint < 1000 && p.processed < p.total) return;
           lastPrint = Date.now();
           console.log(`${p.processed}/${p.total}  added ${p.counts.added}  backlinks ${p.counts.backlink}  skipped ${p.counts.skipped}  failed ${p.counts.failed}  (${p.rate.toFixed(1)} images/s)`);
         },
-      });
+      }).finally(() => compute.close());
       console.log(`Done: ${result.counts.added} added, ${result.counts.backlink} backlink(s) to known images, ${result.counts.skipped} already imported, ${result.counts.failed} failed. The index holds ${await infra.publicIndex.imageCount()} images.`);
       return;
     }

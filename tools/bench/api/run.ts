@@ -15,7 +15,7 @@
  */
 import { matchVocabulary } from '../../../libs/jobs/src/match/vocabulary';
 import { InvertedIndex, ThreadPool, verifyMatch, verifyOnThreads } from '@loupe/fingerprint';
-import { loadPublicImage, ManifestEntry, parseShardSets, PublicImportService, publicIndexProcessors, PublicIndexShards, PublicSearchService, QueuedCandidateSource, runImport } from '@loupe/jobs';
+import { computeThreads, loadPublicImage, ManifestEntry, parseShardSets, PublicImportService, publicIndexProcessors, PublicIndexShards, PublicSearchService, QueuedCandidateSource, runImport } from '@loupe/jobs';
 import { createBullQueue, JobQueue, startBullWorkers } from '@loupe/queue';
 import { decodeWords, migrate, MIGRATIONS, openBlobStore, openDatabase, PUBLIC_INDEX_PARTITIONS, PublicIndexRepository } from '@loupe/storage';
 import { createTestDatabase } from '@loupe/storage/src/testing';
@@ -59,10 +59,18 @@ async function main(): Promise<void> {
       await writeFile(file, jpeg);
       entries.push({ line: i + 1, source: file, image_url: `https://cdn.example.com/${i}.jpg`, backlink: `https://site${i % 50}.example.com/p${i}`, domain: `site${i % 50}.example.com`, crawl_date: '2024-01-01' });
     }
+    // As `index import` runs it: images prepared on the compute threads, two entries in flight per thread.
+    const compute = computeThreads();
+    const concurrency = 2 * Math.max(1, compute.parallelism);
     const importStart = performance.now();
-    const imported = await runImport(new PublicImportService(repo, blobs), entries, { concurrency: 2 });
+    const importCpu = process.cpuUsage();
+    const imported = await runImport(new PublicImportService(repo, blobs, undefined, compute.run), entries, { concurrency }).finally(() => compute.close());
     const importSeconds = (performance.now() - importStart) / 1000;
-    console.log(`import: ${imported.counts.added} real images in ${importSeconds.toFixed(1)} s = ${(imported.counts.added / importSeconds).toFixed(2)} images/s (concurrency 2, ${os.cpus().length} cores, ${pg ? 'Postgres' : 'PGlite'})`);
+    const cpuMs = (({ user, system }) => (user + system) / 1000)(process.cpuUsage(importCpu));
+    console.log(
+      `import: ${imported.counts.added} real images in ${importSeconds.toFixed(1)} s = ${(imported.counts.added / importSeconds).toFixed(2)} images/s ` +
+        `(${compute.parallelism} compute threads, concurrency ${concurrency}, ${os.cpus().length} cores, load ${os.loadavg()[0].toFixed(1)}, ${pg ? 'Postgres' : 'PGlite'}; CPU ${(cpuMs / imported.counts.added).toFixed(0)} ms/image)`,
+    );
 
     // 2. Pad to `total` with synthetic word lists, in multi-row inserts (routed to the hash partitions).
     const rand = mulberry32(7);

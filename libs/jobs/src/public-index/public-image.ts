@@ -1,6 +1,10 @@
-import { DEFAULT_MIN_INLIERS, extractFeatures, Features } from '@loupe/fingerprint';
-import { assessImage, grayImageOf, ImageFormat, ImageInfo, ImageInputError, NormalizedImage, normalizeImage, sniffFormat } from '@loupe/imaging';
+import { DEFAULT_MIN_INLIERS, defineTask, extractFeatures, Features, serializeFeatures } from '@loupe/fingerprint';
+import { assessImage, encodeJpeg, grayImageOf, ImageFormat, ImageInfo, ImageInputError, NormalizedImage, normalizeImage, sniffFormat } from '@loupe/imaging';
+import { matchVocabulary } from '../match/vocabulary';
 import { PublicSearchError, PublicSearchRefusedError } from './contracts';
+
+/** JPEG quality of the stored normalised copy of an imported image: overlays are rendered from it. */
+const NORMALIZED_JPEG_QUALITY = 88;
 
 /**
  * Smallest side of images in the public index, queries and indexed images alike (specification 4.14: images with
@@ -46,3 +50,31 @@ export async function loadPublicImage(data: Buffer, label: string): Promise<Publ
   }
   return { info: normalized.original, normalized, features };
 }
+
+/** An entry's image made ready to store, or why it cannot be: what a compute thread hands back. */
+type PreparedEntry =
+  | { refused: string }
+  | { info: { format: string; width: number; height: number }; norm: { width: number; height: number }; jpeg: Uint8Array; features: Uint8Array; featureCount: number; words: Uint32Array };
+
+/**
+ * Decode, validation, normalisation, the stored JPEG, features and visual words of one entry: CPU work, so an import
+ * runs it on the compute threads (every core), and errors that are answers come back as values (a thrown error's
+ * class does not cross threads).
+ */
+export const preparePublicEntryTask = defineTask(__filename, 'preparePublicEntryTask', async ({ data, label }: { data: Uint8Array; label: string }): Promise<PreparedEntry> => {
+  let image;
+  try {
+    image = await loadPublicImage(Buffer.from(data.buffer, data.byteOffset, data.byteLength), label);
+  } catch (error) {
+    if (error instanceof PublicSearchRefusedError) return { refused: error.message };
+    throw error;
+  }
+  return {
+    info: image.info,
+    norm: { width: image.normalized.width, height: image.normalized.height },
+    jpeg: await encodeJpeg(image.normalized, NORMALIZED_JPEG_QUALITY),
+    features: serializeFeatures(image.features),
+    featureCount: image.features.count,
+    words: matchVocabulary().vocabulary.quantize(image.features),
+  };
+});

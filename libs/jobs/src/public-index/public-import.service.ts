@@ -1,15 +1,10 @@
-import { serializeFeatures } from '@loupe/fingerprint';
-import { encodeJpeg } from '@loupe/imaging';
+import { runInThisThread, TaskRunner } from '@loupe/fingerprint';
 import { encodeWords, type BlobStore, type PublicIndexRepository } from '@loupe/storage';
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { matchVocabulary } from '../match/vocabulary';
-import { PublicSearchRefusedError } from './contracts';
 import type { ManifestEntry } from './manifest';
-import { loadPublicImage } from './public-image';
-
-/** JPEG quality of the stored normalised copy: overlays are rendered from it. */
-const NORMALIZED_JPEG_QUALITY = 88;
+import { preparePublicEntryTask } from './public-image';
 /** A manifest entry's bytes may not exceed this (a public-index image is a web image, not a print scan). */
 const MAX_IMAGE_BYTES = 25 * 1024 * 1024;
 /** Time limit of one image download during an import. */
@@ -48,6 +43,8 @@ export class PublicImportService {
     private readonly repo: PublicIndexRepository,
     private readonly blobs: BlobStore,
     private readonly read: (source: string) => Promise<Buffer> = readSource,
+    /** Where images are prepared: the CLI passes its compute threads, so an import with concurrency ≥ threads uses every core. */
+    private readonly run: TaskRunner = runInThisThread,
   ) {}
 
   /** Which of these entries are already imported (hex entry keys), for a batch skip without reading any image. */
@@ -71,19 +68,14 @@ export class PublicImportService {
       await this.repo.addBacklink(existing, backlink, key);
       return { outcome: 'backlink' };
     }
-    let image;
-    try {
-      image = await loadPublicImage(data, entry.source);
-    } catch (error) {
-      if (!(error instanceof PublicSearchRefusedError)) throw error;
+    const image = await this.run(preparePublicEntryTask, { data, label: entry.source });
+    if ('refused' in image) {
       // The bytes will not change on a retry: record the entry so a resume does not fingerprint it again.
       await this.repo.markEntry(key);
-      return { outcome: 'failed', message: error.message };
+      return { outcome: 'failed', message: image.refused };
     }
     const normBlobKey = `public-index/${contentHash.toString('hex')}/normalized.jpg`;
-    await this.blobs.put(normBlobKey, await encodeJpeg(image.normalized, NORMALIZED_JPEG_QUALITY), 'image/jpeg');
-    const vocabulary = matchVocabulary();
-    const words = vocabulary.vocabulary.quantize(image.features);
+    await this.blobs.put(normBlobKey, Buffer.from(image.jpeg.buffer, image.jpeg.byteOffset, image.jpeg.byteLength), 'image/jpeg');
     const { created } = await this.repo.insertImage(
       {
         content_hash: contentHash,
@@ -91,13 +83,13 @@ export class PublicImportService {
         width: image.info.width,
         height: image.info.height,
         filesize: data.length,
-        norm_width: image.normalized.width,
-        norm_height: image.normalized.height,
+        norm_width: image.norm.width,
+        norm_height: image.norm.height,
         norm_blob_key: normBlobKey,
-        feature_count: image.features.count,
-        features: serializeFeatures(image.features),
-        vocabulary: vocabulary.id,
-        words: encodeWords(words),
+        feature_count: image.featureCount,
+        features: Buffer.from(image.features.buffer, image.features.byteOffset, image.features.byteLength),
+        vocabulary: matchVocabulary().id,
+        words: encodeWords(image.words),
       },
       backlink,
       key,
