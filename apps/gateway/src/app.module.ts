@@ -9,14 +9,14 @@ import { ProtocolExceptionFilter } from './http/protocol-exception.filter';
 import { ApiModule } from './api/api.module';
 import type { ApiDispatcher } from './api/api.dispatcher';
 import { CollectionImages, ConsoleModule } from './console';
-import { DocsModule, OperationNames } from './docs';
+import { DocsModule, OperationNames, ServiceCatalog } from './docs';
 
 /** The HTTP surface. Adapters and services are built in bootstrap.ts and handed in, so tests and main share one wiring. */
 @Module({})
 export class AppModule {
   static with(
     dispatcher: CollectionDispatcher,
-    ops: { probes: ReadinessProbe[]; api?: ApiDispatcher; operations?: OperationNames; images?: CollectionImages },
+    ops: { probes: ReadinessProbe[]; api?: ApiDispatcher; operations?: OperationNames; catalog?: ServiceCatalog; images?: CollectionImages },
   ): DynamicModule {
     return {
       module: AppModule,
@@ -24,7 +24,7 @@ export class AppModule {
         TerminusModule.forRoot({ logger: false }),
         ...(ops.api ? [ApiModule.with(ops.api)] : []),
         // /docs and /console/ (with the collection image route the console draws on).
-        ...(ops.operations ? [DocsModule.with(ops.operations)] : []),
+        ...(ops.operations ? [DocsModule.with(ops.operations, ops.catalog)] : []),
         ...(ops.images ? [ConsoleModule.with(ops.images)] : []),
       ],
       // No /metrics here: it is served on METRICS_PORT (bootstrap.ts), away from the public port.

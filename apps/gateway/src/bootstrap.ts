@@ -15,7 +15,7 @@ import { createPublicApi, PublicApi } from './api/create-api';
 import { ADMIN_QUEUES_PATH, adminQueuesRouter } from './ops/admin-queues';
 import type { ReadinessProbe } from './ops/readiness';
 import { CollectionImages } from './console';
-import { operationNames } from './docs';
+import { catalogOf, operationNames } from './docs';
 import { createAuthThrottle } from './http/auth-throttle';
 import { BasicAuthService } from './http/basic-auth.service';
 import { CollectionDispatcher } from './http/collection-dispatcher';
@@ -115,6 +115,7 @@ export async function startGateway(config: AppConfig, options: { host?: string }
       probes: readinessProbes(config, infra),
       api: publicApi.dispatcher,
       operations: operationNames(services),
+      catalog: catalogOf(services),
       images: new CollectionImages(auth, infra.images, infra.blobs),
     }), new ExpressAdapter(), {
       bodyParser: false,

@@ -1,26 +1,32 @@
 import Ajv from 'ajv';
 import Ajv2020 from 'ajv/dist/2020';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildOpenApi, CATALOG, catalogGaps, operationNames, renderDocsHtml } from '../src/docs';
+import { Params, ParamError } from '@loupe/envelope';
+import { contract, CONTRACTS, documentedParams, int, param, readInput, textDoc, UndeclaredParamError } from '../src/contracts';
+import { buildOpenApi, CATALOG, catalogGaps, catalogOf, operationNames, renderDocsHtml } from '../src/docs';
 import type { CollectionService } from '../src/services/collection.service';
 import { ColorOperations } from '../src/services/color.service';
 import { matchOperations } from '../src/services/match.service';
 import type { MatchingService } from '../src/services/matching.service';
 import { mobileOperations } from '../src/services/mobile.service';
-import { SERVICE_NAMES } from '../src/services/operation';
+import { operation, SERVICE_NAMES } from '../src/services/operation';
 import { WineOperations } from '../src/services/wine.service';
 import { call, formWith, startTestSystem, TestSystem } from './harness';
 import { sceneJpeg } from './images';
 
 /** The real operation tables; their handlers are never called here, so their collaborators can be left out. */
-function realTables() {
+function realOperationTables() {
   const none = undefined as never;
-  return operationNames({
+  return {
     mobile: mobileOperations(none as CollectionService, none as MatchingService),
     match: matchOperations(none as CollectionService, none as MatchingService),
     color: new ColorOperations(none, none, none, none, none).table(),
     wine: new WineOperations(none, none, none, none).table(),
-  });
+  };
+}
+
+function realTables() {
+  return operationNames(realOperationTables());
 }
 
 /** The parts of OpenAPI 3.1 this document uses, checked structurally (not the whole specification). */
@@ -130,6 +136,75 @@ describe('OpenAPI catalog', () => {
       for (const op of Object.keys(CATALOG[service])) expect(html, `${service}.${op}`).toContain(`/${service}/{account}/rest/${op}/`);
     }
     expect(html).not.toMatch(/<script|https?:\/\/(?!loupe)/);
+  });
+});
+
+describe('parameters: the reference documents what each operation reads', () => {
+  /** Names an OpenAPI operation documents: query parameters and multipart uploads, lists as `name[n]`. */
+  function documentedNames(op: any): string[] {
+    const form = op.requestBody?.content?.['multipart/form-data']?.schema ?? {};
+    const uploads = [
+      ...Object.entries<any>(form.properties ?? {}).filter(([, s]) => s.contentMediaType).map(([name]) => name),
+      ...Object.entries<any>(form.patternProperties ?? {}).filter(([, s]) => s.contentMediaType).map(([pattern]) => `${pattern.slice(1, pattern.indexOf('\\'))}[n]`),
+    ];
+    return [...(op.parameters ?? []).map((p: any) => p.name), ...uploads].sort();
+  }
+
+  it('documents, for every operation the gateway runs, exactly the parameters of the contract it reads', () => {
+    const tables = realOperationTables();
+    const doc = buildOpenApi(operationNames(tables), catalogOf(tables)) as any;
+    const common = ['callback', 'format', 'timeout'];
+    for (const service of SERVICE_NAMES) {
+      for (const [name, op] of Object.entries(tables[service])) {
+        const item = doc.paths[`/${service}/{account}/rest/${name}/`];
+        for (const method of op.contract.methods) {
+          // Uploads need a multipart body, which only POST documents.
+          const read = documentedParams(op.contract).filter((p) => method === 'post' || p.type !== 'file').map((p) => (p.indexed ? `${p.name}[n]` : p.name));
+          expect(documentedNames(item[method]), `${service}.${name} ${method}`).toEqual([...new Set([...read, ...common])].sort());
+        }
+      }
+    }
+  });
+
+  it('runs every operation on the contract the catalog documents', () => {
+    const tables = realOperationTables();
+    for (const service of SERVICE_NAMES) {
+      for (const [name, op] of Object.entries(tables[service])) expect(op.contract, `${service}.${name}`).toBe((CONTRACTS as any)[service][name]);
+    }
+  });
+
+  it('refuses, as a contract bug, a reader that reads a name its declaration does not document', () => {
+    const sloppy = { q: param([textDoc('query', 'A query.')], (p) => p.string('qeury')) };
+    expect(() => readInput(sloppy, new Params([['qeury', 'x']]))).toThrow(UndeclaredParamError);
+  });
+
+  it('keeps every reader within its documented names, whatever the request holds', () => {
+    const values: Record<string, string> = { integer: '3', number: '2.5', boolean: 'true', string: 'x' };
+    for (const service of SERVICE_NAMES) {
+      for (const [name, declared] of Object.entries((CONTRACTS as any)[service] as Record<string, any>)) {
+        const docs = documentedParams(declared);
+        const full = docs.filter((p) => p.type !== 'file').flatMap((p): Array<[string, string]> => (p.indexed ? [[`${p.name}[0]`, values[p.type]]] : [[p.name, values[p.type]]]));
+        const files = docs.filter((p) => p.type === 'file').map((p) => ({ field: p.indexed ? `${p.name}[0]` : p.name, filename: 'a.jpg', data: Buffer.from('x') }));
+        for (const params of [new Params([]), new Params(full, files)]) {
+          try {
+            readInput(declared.params, params);
+          } catch (error) {
+            expect(error, `${service}.${name}`).toBeInstanceOf(ParamError);
+          }
+        }
+      }
+    }
+  });
+
+  it('changes the reference and the reading together when a rule changes', () => {
+    const tables = realOperationTables();
+    const list = contract({ ...CONTRACTS.mobile.list, params: { ...CONTRACTS.mobile.list.params, limit: int('limit', { default: 7, min: 1 }, 'Paths to return.') } });
+    const changed = { ...tables, mobile: { ...tables.mobile, list: operation(list, tables.mobile.list.run) } };
+    const doc = buildOpenApi(operationNames(changed), catalogOf(changed)) as any;
+    const limit = doc.paths['/mobile/{account}/rest/list/'].get.parameters.find((p: any) => p.name === 'limit');
+    expect(limit.schema).toMatchObject({ type: 'integer', default: 7, minimum: 1 });
+    expect(readInput(list.params, new Params([])).limit).toBe(7);
+    expect(() => readInput(list.params, new Params([['limit', '0']]))).toThrow('limit: "0" is not an integer from 1 to 2147483647.');
   });
 });
 

@@ -1,6 +1,7 @@
 import { Controller, DynamicModule, Get, Inject, Module, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { renderDocsHtml } from './html';
+import type { ServiceCatalog } from './catalog';
 import { buildOpenApi, OperationNames } from './openapi';
 
 export const OPENAPI_DOCUMENT = Symbol('OPENAPI_DOCUMENT');
@@ -29,8 +30,11 @@ export class DocsController {
 
 @Module({})
 export class DocsModule {
-  /** `operations`: the names in the real operation tables, so the document lists exactly what the gateway serves. */
-  static with(operations: OperationNames): DynamicModule {
-    return { module: DocsModule, controllers: [DocsController], providers: [{ provide: OPENAPI_DOCUMENT, useValue: buildOpenApi(operations) }] };
+  /**
+   * `operations`: the names in the real operation tables, and `catalog` their contracts, so the document lists exactly
+   * what the gateway serves and reads.
+   */
+  static with(operations: OperationNames, catalog?: ServiceCatalog): DynamicModule {
+    return { module: DocsModule, controllers: [DocsController], providers: [{ provide: OPENAPI_DOCUMENT, useValue: buildOpenApi(operations, catalog) }] };
   }
 }

@@ -1,4 +1,4 @@
-export { CATALOG, COMMON_PARAMS } from './catalog';
+export { CATALOG, catalogOf, COMMON_PARAMS, operationDoc } from './catalog';
 export type { OperationDoc, ParamDoc, ServiceCatalog } from './catalog';
 export { DocsModule } from './docs.module';
 export { renderDocsHtml } from './html';

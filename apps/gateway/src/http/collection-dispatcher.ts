@@ -2,13 +2,14 @@ import {
   AuthError, Envelope, NotFoundError, ParamError, parseFormat, PayloadTooLargeError, quoteInput, renderEnvelope, ResponseFormat, seconds, statusFor,
 } from '@loupe/envelope';
 import { INPUT_REFUSED, overlayKey } from '@loupe/jobs';
-import { JobFailedError, JobTimeoutError, MAX_CALL_TIMEOUT_MS, QueueErrorCode } from '@loupe/queue';
+import { JobFailedError, JobTimeoutError, QueueErrorCode } from '@loupe/queue';
 import { Metrics, requestContext } from '@loupe/runtime';
 import type { BlobStore } from '@loupe/storage';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { IncomingMessage } from 'node:http';
 import { performance } from 'node:perf_hooks';
+import { COMMON, ReadOf, readInput } from '../contracts';
 import type { OperationOutcome, OperationTable, ServiceName } from '../services/operation';
 import { AuthThrottledError, BasicAuthService } from './basic-auth.service';
 import { watchClientGone } from './client-gone';
@@ -25,9 +26,6 @@ export interface HttpAnswer {
 
 /** Client-supplied request ids are kept only when short and plain, so logs cannot be forged or flooded through them. */
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,100}$/;
-
-/** Maximum `timeout` a caller may ask for: a day, longer than any job should ever wait. */
-const MAX_TIMEOUT_SECONDS = MAX_CALL_TIMEOUT_MS / 1000;
 
 /** The `format` of the query string, read before the body (and for answers given without reading it); json if bad. */
 export function earlyFormat(url: string | undefined): ResponseFormat {
@@ -76,12 +74,12 @@ export class CollectionDispatcher {
 
   private async dispatch(req: IncomingMessage, service: string, accountName: string, operation: string): Promise<HttpAnswer> {
     const started = performance.now();
-    let format = earlyFormat(req.url);
-    let callback: string | undefined;
-    let timeoutSeconds = 0;
+    // The common parameters as far as they were read: an answer refusing a later one is still in the asked format.
+    const common: Partial<ReadOf<typeof COMMON>> = {};
+    const early = earlyFormat(req.url);
     const answer = (status: number, envelope: Envelope, headers: Record<string, string> = {}): HttpAnswer => {
       envelope.stats = { ...envelope.stats, time_total: seconds(performance.now() - started) };
-      const rendered = renderEnvelope(envelope, format, { callback });
+      const rendered = renderEnvelope(envelope, common.format ?? early, { callback: common.callback });
       return { status, headers: { 'content-type': rendered.contentType, ...headers }, body: rendered.body, envelopeStatus: envelope.status };
     };
     const failure = (message: string) => ({ method: operation, status: 'fail' as const, error: [message], result: [], stats: {} });
@@ -94,16 +92,10 @@ export class CollectionDispatcher {
       const run = Object.prototype.hasOwnProperty.call(table, operation) ? table[operation] : undefined;
       if (!run) throw new NotFoundError(`The ${service} service has no operation ${quoteInput(operation)}.`);
       const params = await readParams(req, this.limits);
-      callback = params.string('callback');
-      format = parseFormat(params.string('format'));
-      timeoutSeconds = params.number('timeout', { default: 0, min: 0, max: MAX_TIMEOUT_SECONDS })!;
-      const outcome = await run({
-        service: service as ServiceName,
-        account,
-        params,
-        timeoutMs: timeoutSeconds > 0 ? timeoutSeconds * 1000 : undefined,
-        signal: client.signal,
-      });
+      readInput(COMMON, params, common);
+      const input = readInput(run.contract.params, params);
+      const { format, timeout } = common as ReadOf<typeof COMMON>;
+      const outcome = await run.run({ service: service as ServiceName, account, format, timeoutMs: timeout > 0 ? timeout * 1000 : undefined, signal: client.signal }, input);
       return answer(200, toEnvelope(operation, outcome));
     } catch (error) {
       if (error instanceof ParamError) return answer(200, failure(error.message));
@@ -111,7 +103,7 @@ export class CollectionDispatcher {
       // Like a timeout: the job was given up (no worker took it) and the envelope says so.
       if (error instanceof JobFailedError && error.code === QueueErrorCode.NoWorker) return answer(200, failure(error.message));
       if (error instanceof JobTimeoutError) {
-        return answer(200, failure(`The request timed out after ${timeoutSeconds} s (it was still ${error.phase}).`));
+        return answer(200, failure(`The request timed out after ${common.timeout} s (it was still ${error.phase}).`));
       }
       if (error instanceof AuthThrottledError) return answer(429, failure(error.message), { 'retry-after': String(error.retryAfterSeconds) });
       if (error instanceof AuthError) {

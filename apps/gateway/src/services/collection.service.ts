@@ -1,17 +1,13 @@
-import { ParamError, Params, seconds, statusFor } from '@loupe/envelope';
+import { seconds, statusFor } from '@loupe/envelope';
 import { DeletePayload, DeleteResult, IngestItem, IngestPayload, IngestResult, JobKind, Stopwatch, IngestPolicy } from '@loupe/jobs';
 import type { JobQueue } from '@loupe/queue';
 import type { CollectionRef, ImageRepository, ImageRow } from '@loupe/storage';
 import { performance } from 'node:perf_hooks';
-import { ImageInputs, refuseBadPath } from './image-inputs';
+import type { AddCandidate, ListInput } from '../contracts';
+import { ImageInputs } from './image-inputs';
 import type { OperationContext, OperationOutcome } from './operation';
 import { releaseStaged } from './staging';
 import { deadlineOf, downloadScope, remaining } from './deadline';
-
-/** Specification 8: paths per get_info / get_metadata (and, by the same reasoning, delete). */
-export const MAX_PATHS_PER_REQUEST = 10;
-/** compatibility.md: `list` returns 20 paths unless asked otherwise. */
-export const DEFAULT_LIST_LIMIT = 20;
 
 export function missingMessage(filepath: string): string {
   return `${filepath}: This file does not exist in the image collection.`;
@@ -60,9 +56,9 @@ export class CollectionService {
     private readonly inputs: ImageInputs,
   ) {}
 
-  async add(ctx: OperationContext, policy: AddPolicy): Promise<OperationOutcome> {
+  async add(ctx: OperationContext, candidates: AddCandidate[], policy: AddPolicy): Promise<OperationOutcome> {
     const deadline = deadlineOf(ctx);
-    const staged = await this.inputs.stage(ctx.params, downloadScope(ctx, deadline), policy.extras);
+    const staged = await this.inputs.stage(candidates, downloadScope(ctx, deadline), policy.extras);
     const stages = Object.fromEntries((policy.stageStats ?? []).map((name) => [name, 0]));
     const stats = { time_download: staged.timeDownload, time_resize: 0, ...stages, time_add: 0 };
     if (staged.items.length === 0) return { result: [], errors: staged.errors, status: 'fail', stats };
@@ -97,19 +93,7 @@ export class CollectionService {
     };
   }
 
-  /** filepath or filepaths[n], at most 10, order kept. */
-  requestedPaths(params: Params): string[] {
-    const paths = params.list('filepaths', 'filepath').filter((p) => p !== '');
-    if (paths.length === 0) throw new ParamError('Please specify filepath or filepaths[n].');
-    if (paths.length > MAX_PATHS_PER_REQUEST) {
-      throw new ParamError(`At most ${MAX_PATHS_PER_REQUEST} filepaths may be sent per request; ${paths.length} were sent.`);
-    }
-    paths.forEach(refuseBadPath);
-    return paths;
-  }
-
-  async getInfo(ctx: OperationContext, options: { reportFingerprint: boolean }): Promise<OperationOutcome> {
-    const paths = this.requestedPaths(ctx.params);
+  async getInfo(ctx: OperationContext, paths: string[], options: { reportFingerprint: boolean }): Promise<OperationOutcome> {
     const watch = new Stopwatch().start();
     const rows = await this.images.findByPaths(collectionRef(ctx), paths);
     const result = paths.map((filepath) => {
@@ -127,8 +111,7 @@ export class CollectionService {
     return { result, stats: { time_get_info: watch.stop() } };
   }
 
-  async getMetadata(ctx: OperationContext): Promise<OperationOutcome> {
-    const paths = this.requestedPaths(ctx.params);
+  async getMetadata(ctx: OperationContext, paths: string[]): Promise<OperationOutcome> {
     const watch = new Stopwatch().start();
     const rows = await this.images.findByPaths(collectionRef(ctx), paths);
     const found = paths.filter((p) => rows.has(p));
@@ -142,8 +125,8 @@ export class CollectionService {
     };
   }
 
-  async delete(ctx: OperationContext): Promise<OperationOutcome> {
-    const paths = [...new Set(this.requestedPaths(ctx.params))];
+  async delete(ctx: OperationContext, requested: string[]): Promise<OperationOutcome> {
+    const paths = [...new Set(requested)];
     const started = performance.now();
     const payload: DeletePayload = { account_id: ctx.account.id, service: ctx.service, filepaths: paths };
     const outcome = await this.queue.run<DeleteResult>({ kind: JobKind.Delete, group: writeGroup(ctx), payload, timeoutMs: ctx.timeoutMs });
@@ -153,11 +136,9 @@ export class CollectionService {
     return { result: [], errors, status: errors.length === 0 ? 'ok' : 'warn', stats: { time_delete: seconds(performance.now() - started) } };
   }
 
-  async list(ctx: OperationContext): Promise<OperationOutcome> {
-    const offset = ctx.params.int('offset', { default: 0, min: 0 })!;
-    const limit = ctx.params.int('limit', { default: DEFAULT_LIST_LIMIT, min: 0 })!;
+  async list(ctx: OperationContext, page: ListInput): Promise<OperationOutcome> {
     const watch = new Stopwatch().start();
-    const result = await this.images.listPaths(collectionRef(ctx), offset, limit);
+    const result = await this.images.listPaths(collectionRef(ctx), page.offset, page.limit);
     return { result, stats: { time_list: watch.stop() } };
   }
 

@@ -1,36 +1,25 @@
 import { classifyColor, formatColor } from '@loupe/color';
-import { ParamError, Params, Stats, statusFor } from '@loupe/envelope';
+import { Stats, statusFor } from '@loupe/envelope';
 import {
   ColorCollectionPayload, ColorCollectionResult, ColorImagesPayload, ColorImagesResult, ColorMetadataPayload,
-  ColorMetadataResult, ColorPresenceCount, ColorScope, ColorSearchPayload, ColorSearchResult, INGEST_POLICIES, JobKind, Stopwatch,
+  ColorMetadataResult, ColorPresenceCount, ColorSearchPayload, ColorSearchResult, INGEST_POLICIES, JobKind, Stopwatch,
 } from '@loupe/jobs';
 import type { JobQueue } from '@loupe/queue';
 import type { ColorRepository, ImageRepository, StoredPaletteColor } from '@loupe/storage';
-import { collectionRef, CollectionService, missingMessage, readGroup, writeGroup } from './collection.service';
 import {
-  GivenColor, readBackground, readColorFormat, readColorQuery, readCountColors, readMetadataQuery, readOptionalMetadataQuery,
-  readReturnMetadata, readStoredMetadata,
-} from './color-params';
-import { ImageInputs, refuseBadPath } from './image-inputs';
-import type { OperationContext, OperationOutcome, OperationTable } from './operation';
+  background, ColorSearchInput, ColorUpdateInput, CONTRACTS, CountCollectionColorsInput, CountImageColorsInput, CountMetadataInput,
+  ExtractCollectionColorsInput, ExtractImageColorsInput, GivenColor, QueryImages, UpdateMetadataInput,
+} from '../contracts';
+import { collectionRef, CollectionService, missingMessage, readGroup, writeGroup } from './collection.service';
+import { ImageInputs } from './image-inputs';
+import { operation, OperationContext, OperationOutcome, OperationTable } from './operation';
 import { releaseStaged } from './staging';
 import { deadlineOf, downloadScope, remaining } from './deadline';
-import { readPathFilters } from './path-filters';
 
-/** Specification 4.2: results per search unless `limit` says otherwise. */
-export const DEFAULT_SEARCH_LIMIT = 10;
-/**
- * Default `min_score` of a color search by image, path, URL or colors (issue 14): a teal query listed an unrelated
- * purple image at 2.99 when the default was 0. On the color benchmark (tools/bench/color, docs/benchmarks.md) palettes
- * with no color within ΔE 20 of the query score p50 6.5 (max 29), while palettes holding a one-color query's color on
- * a quarter of their area score at least 18.7 and planted answers at least 89: 15 hides 89.5 % of the unrelated hits
- * and keeps every related one. `min_score=0` still lists everything.
- */
-export const DEFAULT_COLOR_MIN_SCORE = 15;
-/** Specification 4.3, 4.4: colors returned by extractions unless `limit` says otherwise. */
-export const DEFAULT_EXTRACT_LIMIT = 32;
+/** The color search floor, declared with the contracts; here too for the color benchmark, which reports on it. */
+export { DEFAULT_COLOR_MIN_SCORE } from '../contracts';
 
-
+const COLOR = CONTRACTS.color;
 
 function extractedItems(palette: readonly StoredPaletteColor[], form: 'rgb' | 'hex'): unknown[] {
   return palette.map((c, i) => ({ color: formatColor(c.rgb, form), rank: i + 1, class: c.class, weight: c.weight }));
@@ -60,51 +49,43 @@ export class ColorOperations {
 
   table(): OperationTable {
     return {
-      color_search: (ctx) => this.search(ctx),
-      extract_image_colors: (ctx) => this.extractImageColors(ctx),
-      count_image_colors: (ctx) => this.countImageColors(ctx),
-      extract_collection_colors: (ctx) => this.collectionColors(ctx, 'extract'),
-      count_collection_colors: (ctx) => this.collectionColors(ctx, 'count_colors'),
-      count_metadata: (ctx) => this.countMetadata(ctx),
+      color_search: operation(COLOR.color_search, (ctx, input) => this.search(ctx, input)),
+      extract_image_colors: operation(COLOR.extract_image_colors, (ctx, input) => this.extractImageColors(ctx, input)),
+      count_image_colors: operation(COLOR.count_image_colors, (ctx, input) => this.countImageColors(ctx, input)),
+      extract_collection_colors: operation(COLOR.extract_collection_colors, (ctx, input) => this.collectionColors(ctx, input, 'extract')),
+      count_collection_colors: operation(COLOR.count_collection_colors, (ctx, input) => this.collectionColors(ctx, input, 'count_colors')),
+      count_metadata: operation(COLOR.count_metadata, (ctx, input) => this.countMetadata(ctx, input)),
       // compatibility.md "Color add": both MulticolorEngine clients fill a collection with add, never update.
-      add: (ctx) => this.update(ctx, 'time_add'),
-      update: (ctx) => this.update(ctx, 'time_update'),
-      update_metadata: (ctx) => this.updateMetadata(ctx),
-      get_metadata: (ctx) => this.getMetadata(ctx),
-      get_search_metadata: (ctx) => this.metadataKeys(ctx, false),
-      get_return_metadata: (ctx) => this.metadataKeys(ctx, true),
+      add: operation(COLOR.add, (ctx, input) => this.update(ctx, input, 'time_add')),
+      update: operation(COLOR.update, (ctx, input) => this.update(ctx, input, 'time_update')),
+      update_metadata: operation(COLOR.update_metadata, (ctx, input) => this.updateMetadata(ctx, input)),
+      get_metadata: operation(COLOR.get_metadata, (ctx, input) => this.getMetadata(ctx, input.filepaths)),
+      get_search_metadata: operation(COLOR.get_search_metadata, (ctx) => this.metadataKeys(ctx, false)),
+      get_return_metadata: operation(COLOR.get_return_metadata, (ctx) => this.metadataKeys(ctx, true)),
       // Specification 2.8: the color service shows the fingerprint field as 0 for every file.
-      get_info: (ctx) => this.collection.getInfo(ctx, { reportFingerprint: false }),
-      delete: (ctx) => this.collection.delete(ctx),
-      list: (ctx) => this.collection.list(ctx),
-      count: (ctx) => this.collection.count(ctx),
-      ping: () => this.collection.ping(),
+      get_info: operation(COLOR.get_info, (ctx, input) => this.collection.getInfo(ctx, input.filepaths, { reportFingerprint: false })),
+      delete: operation(COLOR.delete, (ctx, input) => this.collection.delete(ctx, input.filepaths)),
+      list: operation(COLOR.list, (ctx, input) => this.collection.list(ctx, input)),
+      count: operation(COLOR.count, (ctx) => this.collection.count(ctx)),
+      ping: operation(COLOR.ping, () => this.collection.ping()),
     };
   }
 
-  async search(ctx: OperationContext): Promise<OperationOutcome> {
-    const p = ctx.params;
-    const colors = readColorQuery(p, { allowWildcard: true });
-    const filepath = p.string('filepath');
-    if (filepath !== undefined) refuseBadPath(filepath);
-    const hasImage = p.files('image').length > 0;
-    const url = p.string('url');
-    const sources = [hasImage, filepath !== undefined, url !== undefined, colors !== undefined].filter(Boolean).length;
-    if (sources > 1) throw new ParamError('Please specify only one of image, filepath, url or colors[n].');
-    const metadata = readOptionalMetadataQuery(p);
-    const returnMetadata = readReturnMetadata(p);
-    if (sources === 0 && !metadata) throw new ParamError('Please specify image, filepath, url, colors[n] or metadata.');
+  async search(ctx: OperationContext, input: ColorSearchInput): Promise<OperationOutcome> {
+    const { colors, filepath, url, metadata } = input;
+    const returnMetadata = input.return_metadata;
     const base = {
-      ...readBackground(p),
-      // A metadata-only search ranks by metadata score, which the color floor does not describe.
-      min_score: p.number('min_score', { default: sources > 0 ? DEFAULT_COLOR_MIN_SCORE : 0, min: 0, max: 100 })!,
-      offset: p.int('offset', { default: 0, min: 0 })!,
-      limit: p.int('limit', { default: DEFAULT_SEARCH_LIMIT, min: 0 })!,
-      ...readPathFilters(p),
-      sort_metadata: p.bool('sort_metadata'),
+      ...background(input),
+      min_score: input.min_score,
+      offset: input.offset,
+      limit: input.limit,
+      name_filter: input.name_filter,
+      path_filter: input.path_filter,
+      sort_metadata: input.sort_metadata,
     };
+    const query: QueryImages = { uploads: input.image, urls: url !== undefined ? [url] : [] };
     const deadline = deadlineOf(ctx);
-    const staged = hasImage || url !== undefined ? await this.inputs.stageQueryImages(p, { several: false, ...downloadScope(ctx, deadline) }) : undefined;
+    const staged = query.uploads.length > 0 || url !== undefined ? await this.inputs.stageQueryImages(query, downloadScope(ctx, deadline)) : undefined;
     const downloadStats: Stats = url !== undefined ? { time_download: staged?.timeDownload ?? 0 } : {};
     const stats = (r?: ColorSearchResult): Stats => ({
       total_results: r?.total_results ?? 0,
@@ -137,40 +118,36 @@ export class ColorOperations {
     };
   }
 
-  async extractImageColors(ctx: OperationContext): Promise<OperationOutcome> {
-    const p = ctx.params;
-    const form = readColorFormat(p);
-    const payloadBase = {
-      ...readBackground(p),
-      target_number_colors: p.int('target_number_colors', { min: 1 }),
-      limit: p.int('limit', { default: DEFAULT_EXTRACT_LIMIT, min: 0 })!,
-    };
-    const run = await this.imageJob(ctx, { op: 'extract', ...payloadBase });
+  async extractImageColors(ctx: OperationContext, input: ExtractImageColorsInput): Promise<OperationOutcome> {
+    const form = input.color_format;
+    const run = await this.imageJob(ctx, input.images, { op: 'extract', ...background(input), target_number_colors: input.target_number_colors, limit: input.limit });
     const stats: Stats = { ...run.downloadStats, time_resize: run.result?.time_resize ?? 0, time_extract: run.result?.time_work ?? 0 };
     const result = run.result?.palette ? extractedItems(run.result.palette, form) : [];
     return { result, errors: run.errors, status: statusFor(run.errors, run.result?.palette !== undefined), stats };
   }
 
-  async countImageColors(ctx: OperationContext): Promise<OperationOutcome> {
-    const p = ctx.params;
-    const countColors = readCountColors(p);
-    const run = await this.imageJob(ctx, { op: 'count', ...readBackground(p), limit: 0, count_colors: countColors.map((c) => c.rgb) });
+  async countImageColors(ctx: OperationContext, input: CountImageColorsInput): Promise<OperationOutcome> {
+    const countColors = input.count_colors;
+    const run = await this.imageJob(ctx, input.images, { op: 'count', ...background(input), limit: 0, count_colors: countColors.map((c) => c.rgb) });
     // Specification 2.2 lists no time_download for count_image_colors; download time is part of time_total.
     const stats: Stats = { time_resize: run.result?.time_resize ?? 0, time_count: run.result?.time_work ?? 0 };
     const result = run.result?.counts ? countedItems(countColors, run.result.counts) : [];
     return { result, errors: run.errors, status: statusFor(run.errors, run.result?.counts !== undefined), stats };
   }
 
-  async collectionColors(ctx: OperationContext, op: 'extract' | 'count_colors'): Promise<OperationOutcome> {
-    const p = ctx.params;
-    const form = op === 'extract' ? readColorFormat(p) : 'rgb';
-    const countColors = op === 'count_colors' ? readCountColors(p) : undefined;
+  async collectionColors(
+    ctx: OperationContext,
+    input: ExtractCollectionColorsInput | CountCollectionColorsInput,
+    op: 'extract' | 'count_colors',
+  ): Promise<OperationOutcome> {
+    const form = 'color_format' in input ? input.color_format : 'rgb';
+    const countColors = 'count_colors' in input ? input.count_colors : undefined;
     const payload: ColorCollectionPayload = {
       account_id: ctx.account.id,
       service: ctx.service,
       op,
-      scope: this.readScope(p),
-      limit: p.int('limit', { default: DEFAULT_EXTRACT_LIMIT, min: 0 })!,
+      scope: input.scope,
+      limit: input.limit,
       count_colors: countColors?.map((c) => c.rgb),
     };
     const outcome = await this.queue.run<ColorCollectionResult>({ kind: JobKind.ColorCollection, group: readGroup(ctx), payload, timeoutMs: ctx.timeoutMs });
@@ -191,22 +168,19 @@ export class ColorOperations {
     };
   }
 
-  async countMetadata(ctx: OperationContext): Promise<OperationOutcome> {
-    const p = ctx.params;
-    const texts = p.list('count_metadata').filter((t) => t.trim() !== '');
-    if (texts.length === 0) throw new ParamError('Please specify at least one metadata query to count: count_metadata[n].');
-    const queries = texts.map((t, i) => readMetadataQuery(`count_metadata[${i}]`, t));
+  async countMetadata(ctx: OperationContext, input: CountMetadataInput): Promise<OperationOutcome> {
+    const queries = input.count_metadata;
     const payload: ColorCollectionPayload = {
       account_id: ctx.account.id,
       service: ctx.service,
       op: 'count_metadata',
-      scope: this.readScope(p),
+      scope: input.scope,
       count_metadata: queries.map((q) => q.query),
     };
     const outcome = await this.queue.run<ColorCollectionResult>({ kind: JobKind.ColorCollection, group: readGroup(ctx), payload, timeoutMs: ctx.timeoutMs });
     // Specification 2.1: in XML the count is an attribute of count-metadata and the query its content; in JSON the
     // same entry is {count, "": query}. The renderer writes `@name` keys as attributes, so the shape follows the format.
-    const xml = (p.string('format') ?? '').toLowerCase() === 'xml';
+    const xml = ctx.format === 'xml';
     const entries = queries.map((q, i) => {
       const count = String(outcome.metadata_counts?.[i] ?? 0);
       return { 'count-metadata': xml ? { '@count': count, ...q.sent } : { count, '': q.sent } };
@@ -219,27 +193,20 @@ export class ColorOperations {
    * update (specification 4.13) and its client-side twin add: the same inputs, metadata and background options, an
    * existing path replaced. Only the name of the writing time follows the operation (2.2: time_add vs time_update).
    */
-  async update(ctx: OperationContext, timeName: 'time_add' | 'time_update'): Promise<OperationOutcome> {
-    const p = ctx.params;
-    const metadata = new Map<number, Record<string, unknown>>();
-    for (const [position, text] of p.indexed('metadata')) {
-      if (text.trim() !== '') metadata.set(position, readStoredMetadata(`metadata[${position}]`, text));
-    }
-    const outcome = await this.collection.add(ctx, {
+  async update(ctx: OperationContext, input: ColorUpdateInput, timeName: 'time_add' | 'time_update'): Promise<OperationOutcome> {
+    const metadata = input.metadata;
+    const outcome = await this.collection.add(ctx, input.images, {
       ...INGEST_POLICIES.color,
-      options: { ...readBackground(p) },
+      options: { ...background(input) },
       extras: (position) => (metadata.has(position) ? { metadata: metadata.get(position) } : {}),
     });
     const { time_add: timeWrite, ...rest } = outcome.stats;
     return { ...outcome, stats: { ...rest, [timeName]: timeWrite ?? 0 } };
   }
 
-  async updateMetadata(ctx: OperationContext): Promise<OperationOutcome> {
-    const p = ctx.params;
-    const paths = this.collection.requestedPaths(p);
-    const texts = [...p.list('metadata'), ...p.list('metadatas')];
-    if (texts.length !== paths.length) throw new ParamError('Please specify one metadata (metadata[n]) for each filepath (filepaths[n]).');
-    const updates = paths.map((filepath, i) => ({ filepath, metadata: readStoredMetadata(`metadata[${i}]`, texts[i] || '{}') }));
+  async updateMetadata(ctx: OperationContext, input: UpdateMetadataInput): Promise<OperationOutcome> {
+    const paths = input.filepaths;
+    const updates = input.metadata;
     const watch = new Stopwatch().start();
     const payload: ColorMetadataPayload = { account_id: ctx.account.id, service: ctx.service, updates };
     const outcome = await this.queue.run<ColorMetadataResult>({ kind: JobKind.ColorMetadata, group: writeGroup(ctx), payload, timeoutMs: ctx.timeoutMs });
@@ -248,8 +215,7 @@ export class ColorOperations {
     return { result: [], errors, status: statusFor(errors, updated.size > 0), stats: { time_update: watch.stop() } };
   }
 
-  async getMetadata(ctx: OperationContext): Promise<OperationOutcome> {
-    const paths = this.collection.requestedPaths(ctx.params);
+  async getMetadata(ctx: OperationContext, paths: string[]): Promise<OperationOutcome> {
     const watch = new Stopwatch().start();
     const rows = await this.images.findByPaths(collectionRef(ctx), paths);
     const found = paths.filter((f) => rows.has(f));
@@ -268,29 +234,16 @@ export class ColorOperations {
     return { result, stats: { time_get_metadata: watch.stop() } };
   }
 
-  /** The scope of a collection extraction or count: metadata, colors[n]+weights[n], or filepaths[n]; at most one. */
-  private readScope(p: Params): ColorScope {
-    const metadata = readOptionalMetadataQuery(p);
-    const colors = readColorQuery(p, { allowWildcard: false });
-    const filepaths = p.list('filepaths', 'filepath').filter((f) => f !== '');
-    filepaths.forEach(refuseBadPath);
-    const given = [metadata !== undefined, colors !== undefined, filepaths.length > 0].filter(Boolean).length;
-    if (given > 1) throw new ParamError('Please specify only one scope: metadata, colors[n] with weights[n], or filepaths[n].');
-    const minScore = p.number('min_score', { min: 0, max: 100 });
-    if (filepaths.length > 0) return { filepaths };
-    return { metadata, colors, min_score: minScore };
-  }
-
   private async imageJob(
     ctx: OperationContext,
-    fields: Omit<ColorImagesPayload, 'images' | 'ignore_background' | 'ignore_interior_background'> & Partial<ColorImagesPayload>,
+    images: QueryImages,
+    fields: Omit<ColorImagesPayload, 'images'>,
   ): Promise<{ result?: ColorImagesResult; errors: string[]; downloadStats: Stats }> {
     const deadline = deadlineOf(ctx);
-    const staged = await this.inputs.stageQueryImages(ctx.params, { several: true, ...downloadScope(ctx, deadline) });
-    if (staged.images.length === 0 && staged.errors.length === 0) throw new ParamError('Please send an image: image, images[n], url or urls[n].');
+    const staged = await this.inputs.stageQueryImages(images, downloadScope(ctx, deadline));
     const downloadStats: Stats = staged.urls > 0 ? { time_download: staged.timeDownload } : {};
     if (staged.images.length === 0) return { errors: staged.errors, downloadStats };
-    const payload = { ...readBackground(ctx.params), ...fields, images: staged.images } as ColorImagesPayload;
+    const payload: ColorImagesPayload = { ...fields, images: staged.images };
     const result = await this.runStaged<ColorImagesResult>(ctx, JobKind.ColorImages, payload, staged.images, deadline);
     return { result, errors: [...staged.errors, ...result.errors], downloadStats };
   }

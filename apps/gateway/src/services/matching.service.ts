@@ -1,4 +1,3 @@
-import { ParamError, Params } from '@loupe/envelope';
 import { CompareResult, ComparePayload, JobKind, SearchPayload, SearchResult } from '@loupe/jobs';
 import type { JobQueue } from '@loupe/queue';
 import { readGroup } from './collection.service';
@@ -6,19 +5,7 @@ import type { OperationContext, OperationOutcome } from './operation';
 import { QueryInputs, StagedQuery } from './query-inputs';
 import { releaseStaged } from './staging';
 import { deadlineOf, downloadScope, remaining } from './deadline';
-import { readPathFilters } from './path-filters';
-
-/** Search results per page unless `limit` says otherwise (specification 4.1). */
-export const DEFAULT_SEARCH_LIMIT = 10;
-
-function matchOptions(params: Params) {
-  return {
-    min_score: params.number('min_score', { default: 0, min: 0, max: 100 })!,
-    check_horizontal_flip: params.bool('check_horizontal_flip'),
-    generate_overlay: params.bool('generate_overlay'),
-  };
-}
-
+import type { CompareInput, SearchInput } from '../contracts';
 
 /**
  * Image search and compare on the matching engine (match, mobile, and the image part of wine). Inputs are read and
@@ -30,16 +17,18 @@ export class MatchingService {
     private readonly inputs: QueryInputs,
   ) {}
 
-  async search(ctx: OperationContext, preferredSide: number): Promise<OperationOutcome> {
-    const params = ctx.params;
+  async search(ctx: OperationContext, input: SearchInput, preferredSide: number): Promise<OperationOutcome> {
     const options = {
-      ...matchOptions(params),
-      offset: params.int('offset', { default: 0, min: 0 })!,
-      limit: params.int('limit', { default: DEFAULT_SEARCH_LIMIT, min: 0 })!,
-      ...readPathFilters(params),
+      min_score: input.min_score,
+      check_horizontal_flip: input.check_horizontal_flip,
+      generate_overlay: input.generate_overlay,
+      offset: input.offset,
+      limit: input.limit,
+      name_filter: input.name_filter,
+      path_filter: input.path_filter,
     };
     const deadline = deadlineOf(ctx);
-    const staged = await this.inputs.stage(params, '', downloadScope(ctx, deadline));
+    const staged = await this.inputs.stage(input.query, '', downloadScope(ctx, deadline));
     const payload: SearchPayload = {
       account_id: ctx.account.id,
       account: ctx.account.name,
@@ -63,21 +52,19 @@ export class MatchingService {
     };
   }
 
-  async compare(ctx: OperationContext, preferredSide: number): Promise<OperationOutcome> {
-    const params = ctx.params;
+  async compare(ctx: OperationContext, input: CompareInput, preferredSide: number): Promise<OperationOutcome> {
     const options = {
-      ...matchOptions(params),
-      compute_enhanced_score: params.bool('compute_enhanced_score'),
-      compare_color: params.bool('compare_color'),
+      min_score: input.min_score,
+      check_horizontal_flip: input.check_horizontal_flip,
+      generate_overlay: input.generate_overlay,
+      compute_enhanced_score: input.compute_enhanced_score,
+      compare_color: input.compare_color,
     };
-    const hasUpload = params.files('image1').length + params.files('image2').length > 0;
-    const hasUrl = params.has('url1') || params.has('url2');
-    if (hasUpload && hasUrl) throw new ParamError('Please send both images as uploads or both as URLs, not a mixture of the two.');
     const deadline = deadlineOf(ctx);
-    const first = await this.inputs.stage(params, '1', downloadScope(ctx, deadline));
+    const first = await this.inputs.stage(input.images.first, '1', downloadScope(ctx, deadline));
     let second: StagedQuery;
     try {
-      second = await this.inputs.stage(params, '2', downloadScope(ctx, deadline));
+      second = await this.inputs.stage(input.images.second, '2', downloadScope(ctx, deadline));
     } catch (error) {
       await this.inputs.discard(first);
       throw error;

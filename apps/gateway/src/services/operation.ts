@@ -1,14 +1,16 @@
-import type { Params, Stats, Status } from '@loupe/envelope';
+import type { ResponseFormat, Stats, Status } from '@loupe/envelope';
 import type { AccountRow } from '@loupe/storage';
+import type { InputOf, OperationContract } from '../contracts/contract';
 
 export const SERVICE_NAMES = ['mobile', 'match', 'color', 'wine'] as const;
 export type ServiceName = (typeof SERVICE_NAMES)[number];
 
-/** What an operation handler receives: the authenticated account, its typed inputs, and the caller's deadline. */
+/** What an operation handler receives besides its typed request: the account, the answer format and the deadline. */
 export interface OperationContext {
   service: ServiceName;
   account: AccountRow;
-  params: Params;
+  /** The answer's format (count_metadata shapes its entries by it). */
+  format: ResponseFormat;
   /** Milliseconds left for queued work, from the `timeout` common parameter; undefined means no limit. */
   timeoutMs?: number;
   /** Aborted when the caller disconnects before its answer is sent, so that work done only for it (downloads) stops. */
@@ -25,5 +27,15 @@ export interface OperationOutcome {
   stats: Stats;
 }
 
-export type Operation = (ctx: OperationContext) => Promise<OperationOutcome>;
-export type OperationTable = Readonly<Record<string, Operation>>;
+/** An operation: its contract (what it reads and answers) and the handler that runs on the request read by it. */
+export interface Operation<C extends OperationContract = OperationContract> {
+  contract: C;
+  run(ctx: OperationContext, input: InputOf<C>): Promise<OperationOutcome>;
+}
+
+export function operation<C extends OperationContract>(contract: C, run: (ctx: OperationContext, input: InputOf<C>) => Promise<OperationOutcome>): Operation<C> {
+  return { contract, run };
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each entry is typed by its own contract
+export type OperationTable = Readonly<Record<string, Operation<any>>>;

@@ -1,17 +1,18 @@
-import { ParamError, Stats } from '@loupe/envelope';
+import type { Stats } from '@loupe/envelope';
 import {
   INGEST_POLICIES, JobKind, WINE_PREFERRED_SIDE, WineExtractPayload, WineExtractResult, WineSearchPayload, WineSearchResult,
 } from '@loupe/jobs';
 import type { JobQueue } from '@loupe/queue';
+import { CONTRACTS, WineExtractInput, WineSearchInput } from '../contracts';
 import { CollectionService, readGroup } from './collection.service';
 import { ImageInputs } from './image-inputs';
 import { deadlineOf, downloadScope, remaining } from './deadline';
-import { readPathFilters } from './path-filters';
-import { DEFAULT_SEARCH_LIMIT, MatchingService } from './matching.service';
-import type { OperationContext, OperationOutcome, OperationTable } from './operation';
+import { MatchingService } from './matching.service';
+import { operation, OperationContext, OperationOutcome, OperationTable } from './operation';
 import { QueryInputs } from './query-inputs';
 import { releaseStaged } from './staging';
 
+const WINE = CONTRACTS.wine;
 
 /**
  * The wine-label service (specification 2.5, 2.5b, 4.1, 4.7, 4.8, 4.12): add reads each label and stores its
@@ -35,34 +36,34 @@ export class WineOperations {
     return {
       // Specification 4.12 on the wine service: an existing path is refused; 2.4: rectangles refer to the image
       // without its solid borders; 2.2: the label reading time is reported as time_detect_label.
-      add: (ctx) =>
-        this.collection.add(ctx, { ...INGEST_POLICIES.wine, stageStats: ['time_detect_label'] }),
-      search: (ctx) => this.search(ctx),
+      add: operation(WINE.add, (ctx, input) =>
+        this.collection.add(ctx, input.images, { ...INGEST_POLICIES.wine, stageStats: ['time_detect_label'] })),
+      search: operation(WINE.search, (ctx, input) => this.search(ctx, input)),
       // compatibility.md "Wine compare": the Python WineEngine inherits compare from the match client. The images are
       // normalised as wine labels are (solid borders cropped, preferred side of specification 8).
-      compare: (ctx) => this.matching.compare(ctx, WINE_PREFERRED_SIDE),
-      extract_metadata: (ctx) => this.extract(ctx, 'metadata'),
-      extract_text: (ctx) => this.extract(ctx, 'text'),
-      delete: (ctx) => this.collection.delete(ctx),
-      list: (ctx) => this.collection.list(ctx),
-      count: (ctx) => this.collection.count(ctx),
-      ping: () => this.collection.ping(),
+      compare: operation(WINE.compare, (ctx, input) => this.matching.compare(ctx, input, WINE_PREFERRED_SIDE)),
+      extract_metadata: operation(WINE.extract_metadata, (ctx, input) => this.extract(ctx, input, 'metadata')),
+      extract_text: operation(WINE.extract_text, (ctx, input) => this.extract(ctx, input, 'text')),
+      delete: operation(WINE.delete, (ctx, input) => this.collection.delete(ctx, input.filepaths)),
+      list: operation(WINE.list, (ctx, input) => this.collection.list(ctx, input)),
+      count: operation(WINE.count, (ctx) => this.collection.count(ctx)),
+      ping: operation(WINE.ping, () => this.collection.ping()),
     };
   }
 
   /** Specification 4.1: exactly one query image; name/path filters, offset, limit, overlays; stats of 2.2. */
-  async search(ctx: OperationContext): Promise<OperationOutcome> {
-    const params = ctx.params;
+  async search(ctx: OperationContext, input: WineSearchInput): Promise<OperationOutcome> {
     const options = {
       min_score: 0,
       check_horizontal_flip: false,
-      generate_overlay: params.bool('generate_overlay'),
-      offset: params.int('offset', { default: 0, min: 0 })!,
-      limit: params.int('limit', { default: DEFAULT_SEARCH_LIMIT, min: 0 })!,
-      ...readPathFilters(params),
+      generate_overlay: input.generate_overlay,
+      offset: input.offset,
+      limit: input.limit,
+      name_filter: input.name_filter,
+      path_filter: input.path_filter,
     };
     const deadline = deadlineOf(ctx);
-    const staged = await this.queries.stage(params, '', downloadScope(ctx, deadline));
+    const staged = await this.queries.stage(input.query, '', downloadScope(ctx, deadline));
     const payload: WineSearchPayload = {
       account_id: ctx.account.id,
       account: ctx.account.name,
@@ -96,10 +97,9 @@ export class WineOperations {
   }
 
   /** Specification 4.7 / 4.8: `image`, `images[n]`, `url` or `urls[n]`, at most 10; one item per readable label. */
-  async extract(ctx: OperationContext, op: 'metadata' | 'text'): Promise<OperationOutcome> {
+  async extract(ctx: OperationContext, input: WineExtractInput, op: 'metadata' | 'text'): Promise<OperationOutcome> {
     const deadline = deadlineOf(ctx);
-    const staged = await this.images.stageQueryImages(ctx.params, { several: true, ...downloadScope(ctx, deadline) });
-    if (staged.images.length === 0 && staged.errors.length === 0) throw new ParamError('Please send an image: image, images[n], url or urls[n].');
+    const staged = await this.images.stageQueryImages(input.images, downloadScope(ctx, deadline));
     // Specification 2.2: extract_metadata reports time_download, extract_text does not.
     const download: Stats = op === 'metadata' ? { time_download: staged.timeDownload } : {};
     if (staged.images.length === 0) {

@@ -1,6 +1,7 @@
 import { Params } from '@loupe/envelope';
 import { describe, expect, it } from 'vitest';
-import { readColor, readColorFormat, readColorQuery } from './color-params';
+import { colorFormat, readColor, readColorQuery } from './color-inputs';
+import { readInput } from './contract';
 
 describe('color parameters quote a bad value short', () => {
   it('refuses a 100 kB color, weight or color_format with a message of a few dozen characters, not the value', () => {
@@ -8,7 +9,7 @@ describe('color parameters quote a bad value short', () => {
     const refusals = [
       () => readColor('colors[0]', huge),
       () => readColorQuery(new Params([['colors[0]', '255,0,0'], ['weights[0]', huge]]), { allowWildcard: false }),
-      () => readColorFormat(new Params([['color_format', huge]])),
+      () => readInput({ color_format: colorFormat }, new Params([['color_format', huge]])),
     ];
     for (const refuse of refusals) {
       expect(refuse).toThrow(/"1{64}…" \(100000 characters\)/);
