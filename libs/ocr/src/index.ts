@@ -8,5 +8,6 @@ export { textSimilarity } from './similarity';
 export { parseWineMetadata } from './metadata';
 export { toPercentRect, intersectionOverUnion, unionBox } from './box';
 export { detectLabel, labelAroundText } from './label-detect';
-export { createOcrPool, OcrPoolClosedError, type OcrPool, type OcrPoolOptions } from './ocr-pool';
+export { createOcrPool, OcrPoolClosedError, type OcrPool, type OcrPoolOptions, type RecognizeOptions } from './ocr-pool';
 export { DEFAULT_PREPARE, prepareForOcr, type PrepareOptions, type PreparedImage } from './ocr-prepare';
+export { traced, type StageTrace } from './trace';

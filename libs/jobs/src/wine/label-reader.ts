@@ -1,4 +1,4 @@
-import { createOcrPool, detectLabel, labelAroundText, OcrPool, parseWineMetadata, unionBox, type OcrLine, type PixelBox, RgbImage } from '@loupe/ocr';
+import { createOcrPool, detectLabel, labelAroundText, OcrPool, parseWineMetadata, traced, unionBox, type OcrLine, type PixelBox, type StageTrace, type WineMetadata, RgbImage } from '@loupe/ocr';
 import { Stopwatch } from '../stopwatch';
 import type { WineLabelMetadata } from './contracts';
 
@@ -36,6 +36,20 @@ function containsMost(outer: PixelBox, inner: PixelBox): boolean {
   return overlap >= INSIDE_SHARE * area(inner);
 }
 
+/**
+ * A reading that found a vintage, a grape, a colour, a region and a country has every field extract_metadata
+ * reports; reading the bands it missed again could only add tokens.
+ */
+function hasEveryField(meta: WineMetadata): boolean {
+  return (
+    meta.vintage_year !== undefined &&
+    meta.variety_type !== undefined &&
+    meta.color_type !== undefined &&
+    meta.region_name !== undefined &&
+    (meta.country_name ?? meta.country_name_inferred) !== undefined
+  );
+}
+
 export class LabelReaderClosedError extends Error {
   constructor() {
     super('The label reader is closed');
@@ -55,18 +69,25 @@ export class WineLabelReader {
 
   constructor(private readonly poolSize?: number) {}
 
-  async read(img: RgbImage): Promise<LabelReading> {
+  /**
+   * `fieldsOnly`: the caller wants the label's fields (extract_metadata), not every line of it, so when the first
+   * reading already gives all of them the bands it missed are not read again. `trace` reports each stage's time
+   * (profiling: tools/bench/wine/profile-extract.ts).
+   */
+  async read(img: RgbImage, options: { fieldsOnly?: boolean; trace?: StageTrace } = {}): Promise<LabelReading> {
+    const { trace } = options;
     const detectWatch = new Stopwatch().start();
-    const box = detectLabel(img) ?? undefined;
+    const box = (await traced(trace, 'detect label', () => detectLabel(img))) ?? undefined;
     detectWatch.stop();
     const textWatch = new Stopwatch().start();
     const pool = await this.ocr();
-    let lines = await pool.recognize(img, box);
+    const firstReadingSuffices = options.fieldsOnly ? (found: OcrLine[]) => hasEveryField(parseWineMetadata(found, img)) : undefined;
+    let lines = await pool.recognize(img, box, { trace, firstReadingSuffices });
     let labelBox = box;
     if (box && (lines.length < MIN_LABEL_LINES || letters(lines) < MIN_LABEL_LETTERS)) {
       // A bright region with little text was taken for the label (a reflection, a price tag, the big light
       // figures of a dark label): read the whole photo too and keep the fuller reading.
-      const whole = await pool.recognize(img);
+      const whole = await pool.recognize(img, undefined, { firstReadingSuffices, trace: trace && ((stage, wall, cpu) => trace(`whole photo, ${stage}`, wall, cpu)) });
       if (letters(whole) > letters(lines)) {
         lines = whole;
         labelBox = undefined;
@@ -75,10 +96,10 @@ export class WineLabelReader {
     if (lines.length > 0) {
       // Labels detectLabel cannot single out (light print on dark stock, a label filling the frame) are found
       // round their text instead; a detected box inside that larger stock region was only part of the label.
-      const around = labelAroundText(img, unionBox(lines.map((l) => l.box)));
+      const around = await traced(trace, 'label round text', () => labelAroundText(img, unionBox(lines.map((l) => l.box))));
       if (!labelBox || (containsMost(around, labelBox) && area(around) > area(labelBox) * LARGER_LABEL_RATIO)) labelBox = around;
     }
-    const metadata = parseWineMetadata(lines, img, labelBox) as unknown as WineLabelMetadata;
+    const metadata = (await traced(trace, 'metadata', () => parseWineMetadata(lines, img, labelBox))) as unknown as WineLabelMetadata;
     textWatch.stop();
     return { metadata, found: lines.length > 0, time_detect_label: detectWatch.elapsed, time_extract_text: textWatch.elapsed };
   }

@@ -59,7 +59,7 @@ export class WineExtractService {
       resizeWatch.stop();
     }
     if (!readableSize(img)) return { ...none, time_resize: resizeWatch.elapsed, error: tooSmallToReadMessage(image.label, img) };
-    const reading = await this.reader.read(img);
+    const reading = await this.reader.read(img, { fieldsOnly: payload.op === 'metadata' });
     const times = { time_resize: resizeWatch.elapsed, time_detect_label: reading.time_detect_label, time_extract_text: reading.time_extract_text };
     if (!reading.found) return { ...times, error: noLabelMessage(image.label) };
     const { text_lines, ...metadata } = reading.metadata;
