@@ -61,7 +61,7 @@ function walk(dir: string): string[] {
 }
 
 /** Features of an image as the ingest computes them (normalised to 600 px, borders cropped), cached by content. */
-async function featuresOf(data: Buffer): Promise<Features | null> {
+export async function featuresOf(data: Buffer): Promise<Features | null> {
   const key = createHash('sha1').update(data).digest('hex');
   const file = path.join(CACHE, 'features', `${key}.lfp`);
   if (existsSync(file)) {
@@ -100,19 +100,19 @@ async function trainingDescriptors(log: (s: string) => void): Promise<Uint8Array
   return all;
 }
 
-interface Collection {
+export interface Collection {
   /** Key = position; the queried photos' originals first. */
   features: Features[];
   queriedKeys: Map<string, number>;
 }
 
-interface Query {
+export interface Query {
   edit: string;
   photoId: string;
   features: Features;
 }
 
-async function evaluationSet(log: (s: string) => void): Promise<{ collection: Collection; queries: Query[] }> {
+export async function evaluationSet(log: (s: string) => void): Promise<{ collection: Collection; queries: Query[] }> {
   const rnd = seededRandom(42);
   const photos = shuffle((await loadDataset(log)).photos, rnd);
   const queried = photos.slice(0, Math.round(photos.length / 2));
@@ -204,9 +204,11 @@ function evaluate(name: string, vocabulary: Vocabulary, collection: Collection, 
   });
 }
 
+export const FEATURES_CACHE = path.join(CACHE, 'features');
+
 async function main(): Promise<void> {
   const log = (s: string) => console.log(`[${new Date().toISOString().slice(11, 19)}] ${s}`);
-  await mkdir(path.join(CACHE, 'features'), { recursive: true });
+  await mkdir(FEATURES_CACHE, { recursive: true });
   const training = await trainingDescriptors(log);
   const shapes = [
     { branching: 10, depth: 4 },
@@ -241,7 +243,9 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+if (require.main === module) {
+  main().catch((error) => {
+    console.error(error);
+    process.exit(1);
+  });
+}
