@@ -18,7 +18,6 @@ import { CollectionImages } from './console';
 import { catalogOf, operationNames } from './docs';
 import { createAuthThrottle } from './http/auth-throttle';
 import { BasicAuthService } from './http/basic-auth.service';
-import { CollectionDispatcher } from './http/collection-dispatcher';
 import { applyServerLimits } from './http/server-limits';
 import { UrlDownloader } from './inputs/url-fetcher';
 import { CollectionService } from './services/collection.service';
@@ -96,13 +95,6 @@ export async function startGateway(config: AppConfig, options: { host?: string }
     const authThrottle = createAuthThrottle(config);
     closeThrottle = authThrottle.close;
     const auth = new BasicAuthService(infra.accounts, authThrottle.throttle, config.trustProxy);
-    const dispatcher = new CollectionDispatcher(
-      auth,
-      infra.blobs,
-      services,
-      { maxBodyBytes: config.maxBodyBytes, maxFileBytes: config.maxFileBytes },
-      { log, metrics },
-    );
     publicApi = await createPublicApi(config, infra, queues.queue, (message, error) => log.error({ err: error }, message), {
       throttle: authThrottle.throttle,
       metrics,
@@ -111,7 +103,8 @@ export async function startGateway(config: AppConfig, options: { host?: string }
     // under tsx (how the gateway runs) that loads a second copy of @nestjs/common beside the one this code and
     // @nestjs/core require, and an exception the adapter makes (BadRequestException for an undecodable path) then
     // fails every `instanceof HttpException`: Nest answered it 500 and exception filters could not tell what it was.
-    const app = await NestFactory.create(AppModule.with(dispatcher, {
+    const collectionWiring = { services, auth, blobs: infra.blobs, limits: { maxBodyBytes: config.maxBodyBytes, maxFileBytes: config.maxFileBytes }, log, metrics };
+    const app = await NestFactory.create(AppModule.with(collectionWiring, {
       probes: readinessProbes(config, infra),
       api: publicApi.dispatcher,
       operations: operationNames(services),

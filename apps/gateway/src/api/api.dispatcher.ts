@@ -6,7 +6,7 @@ import type { Metrics } from '@loupe/runtime';
 import type { IncomingMessage } from 'node:http';
 import type { BodyLimits } from '../http/read-params';
 import { watchClientGone } from '../http/client-gone';
-import type { HttpAnswer } from '../http/collection-dispatcher';
+import type { HttpAnswer } from '../http/envelopes';
 import { ApiAuthService } from './api-auth.service';
 import { apiEnvelope, ApiError, renderApiEnvelope } from './api-envelope';
 import { KeyHeaderAuth } from './key-header-auth';

@@ -1,6 +1,6 @@
 import { JobFailedError, QueueErrorCode } from '@loupe/queue';
 import { describe, expect, it } from 'vitest';
-import { internalErrorDetail } from './collection-dispatcher';
+import { internalErrorDetail } from './envelopes';
 
 describe('internalErrorDetail', () => {
   it('keeps driver and library texts, which name internal hosts and ports, out of the answer', () => {

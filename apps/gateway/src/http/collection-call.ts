@@ -1,0 +1,63 @@
+import type { AccountRow } from '@loupe/storage';
+import type { IncomingMessage } from 'node:http';
+import type { COMMON, ReadOf } from '../contracts';
+import type { Operation, OperationTable, ServiceName } from '../services/operation';
+
+/** Injection tokens of what the collection call path needs; bootstrap.ts provides them. */
+export const SERVICE_TABLES = Symbol('SERVICE_TABLES');
+export const BASIC_AUTH = Symbol('BASIC_AUTH');
+export const BODY_LIMITS = Symbol('BODY_LIMITS');
+export const BLOB_STORE = Symbol('BLOB_STORE');
+export const REQUEST_LOG = Symbol('REQUEST_LOG');
+export const REQUEST_METRICS = Symbol('REQUEST_METRICS');
+
+export type ServiceTables = Readonly<Record<ServiceName, OperationTable>>;
+
+/**
+ * One collection call as it goes through the middleware, guard, pipe, interceptor and filter: each stage records what
+ * it learned (the route's names, the account, the common parameters read so far), so that whichever stage answers
+ * (the handler's result, or any failure) renders the envelope in the format asked and counts it under known labels.
+ */
+export interface CollectionCall {
+  requestId: string;
+  /** performance.now() when the call arrived: `time_total` and the request duration run from here. */
+  started: number;
+  /** The path's names as sent (decoded), set by the guard. */
+  service?: string;
+  accountName?: string;
+  operation?: string;
+  account?: AccountRow;
+  /** The common parameters as far as they were read: an answer refusing a later one is still in the asked format. */
+  common: Partial<ReadOf<typeof COMMON>>;
+  /** Aborted when the client goes away before its answer (interceptor). */
+  signal?: AbortSignal;
+  /** ok, warn or fail of the envelope answered, for metrics and logs. */
+  envelopeStatus?: string;
+}
+
+const CALL = Symbol('loupe collection call');
+
+export function beginCall(req: IncomingMessage, requestId: string, started: number): CollectionCall {
+  const call: CollectionCall = { requestId, started, common: {} };
+  (req as unknown as Record<symbol, CollectionCall>)[CALL] = call;
+  return call;
+}
+
+/** The call of a request that went through CollectionTelemetry; undefined for other paths. */
+export function callOf(req: IncomingMessage): CollectionCall | undefined {
+  return (req as unknown as Record<symbol, CollectionCall | undefined>)[CALL];
+}
+
+export function own<T>(table: Readonly<Record<string, T>>, name: string | undefined): T | undefined {
+  return name !== undefined && Object.prototype.hasOwnProperty.call(table, name) ? table[name] : undefined;
+}
+
+/** The table of a service named in a path, or undefined for a name that is no service. */
+export function tableOf(tables: ServiceTables, service: string | undefined): OperationTable | undefined {
+  return own(tables as Record<string, OperationTable>, service);
+}
+
+export function operationOf(tables: ServiceTables, call: CollectionCall): Operation | undefined {
+  const table = tableOf(tables, call.service);
+  return table ? own(table, call.operation) : undefined;
+}
