@@ -188,6 +188,41 @@ describe('inverted index', () => {
     expect(index.candidates(words(1007), 100).map((c) => c.imageKey).sort((a, b) => a - b)).toEqual([17, 47, 57, 67, 77, 87, 97]);
   });
 
+  it('indexes a page of images with addAll exactly as one add after the other, replacements and repeated keys included', () => {
+    const rand = seededRandom(33);
+    const one = new InvertedIndex();
+    const paged = new InvertedIndex();
+    const pages: Array<Array<{ imageKey: number; words: Uint32Array }>> = [];
+    for (let p = 0; p < 4; p++) {
+      const page = Array.from({ length: 500 }, (_, i) => ({ imageKey: p * 500 + i, words: randomWords(rand, 200 + Math.floor(rand() * 300), 3000) }));
+      // Later pages give some keys again: images re-fingerprinted while the index loads, enough of them that a removal
+      // compacts the lists in the middle of a page; and one key twice within a page.
+      if (p >= 2) for (let i = 0; i < 150; i++) page[i].imageKey = i * 3;
+      page.push({ imageKey: page[0].imageKey, words: randomWords(rand, 50, 3000) });
+      pages.push(page);
+    }
+    for (const page of pages) {
+      for (const image of page) one.add(image.imageKey, image.words);
+      paged.addAll(page);
+    }
+    expect(paged.size).toBe(one.size);
+    const queries = [pages[3][7].words, pages[1][400].words, pages[3][500].words, ...Array.from({ length: 20 }, () => randomWords(rand, 300, 3000))];
+    for (const query of queries) expect(paged.candidates(query, 50)).toEqual(one.candidates(query, 50));
+    expect(paged.typedBytes, 'lists of the same lengths and capacities').toBe(one.typedBytes);
+  });
+
+  it('takes a page of more words than one sort of addAll holds (4M), in parts', () => {
+    const rand = seededRandom(34);
+    const page = Array.from({ length: 4300 }, (_, i) => ({ imageKey: i, words: randomWords(rand, 1000, 1 << 16) }));
+    const paged = new InvertedIndex();
+    paged.addAll(page);
+    const one = new InvertedIndex();
+    for (const { imageKey, words } of page) one.add(imageKey, words);
+    expect(paged.size).toBe(4300);
+    for (const query of [page[0].words, page[4299].words]) expect(paged.candidates(query, 10)).toEqual(one.candidates(query, 10));
+    expect(paged.typedBytes).toBe(one.typedBytes);
+  });
+
   it('holds a posting in under 3 bytes', () => {
     const rand = seededRandom(9);
     const index = new InvertedIndex();

@@ -102,6 +102,6 @@ export class PublicIndexShards implements CandidateSource {
 
   private addAll(index: InvertedIndex, rows: readonly ShardImageWords[]): void {
     // A load and the change log can both deliver an image committed during the load; its words never change.
-    for (const row of rows) if (!index.has(row.id)) index.add(row.id, decodeWords(row.words));
+    index.addAll(rows.filter((row) => !index.has(row.id)).map((row) => ({ imageKey: row.id, words: decodeWords(row.words) })));
   }
 }
