@@ -9,5 +9,6 @@ export { parseWineMetadata } from './metadata';
 export { toPercentRect, intersectionOverUnion, unionBox } from './box';
 export { detectLabel, labelAroundText } from './label-detect';
 export { createOcrPool, OcrPoolClosedError, type OcrPool, type OcrPoolOptions, type RecognizeOptions } from './ocr-pool';
-export { DEFAULT_PREPARE, prepareForOcr, type PrepareOptions, type PreparedImage } from './ocr-prepare';
+export { DEFAULT_PREPARE, labelCylinder, prepareForOcr, UNWRAP_BELOW_SQUEEZE, type PrepareOptions, type PreparedImage } from './ocr-prepare';
+export { estimateCylinder, unwrapCylinder, type Cylinder, type Unwrapped } from './cylinder';
 export { traced, type StageTrace } from './trace';

@@ -2,6 +2,7 @@ import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createWorker, OEM, type Worker, type Page } from 'tesseract.js';
 import { unionBox } from './box';
+import type { Cylinder } from './cylinder';
 import type { GreyImage } from './grey';
 import { DEFAULT_PREPARE, prepareForOcr, type PrepareOptions } from './ocr-prepare';
 import { bandMosaic, findTextBands, mosaicToSource, type TextBand } from './text-bands';
@@ -16,6 +17,8 @@ export interface RecognizeOptions {
    * the bands it missed are not read again. Without it every missed band is read.
    */
   firstReadingSuffices?: (lines: OcrLine[]) => boolean;
+  /** The cylinder the region is wrapped round (labelCylinder): the region is laid flat before it is read. */
+  cylinder?: Cylinder | null;
 }
 
 export interface OcrPool {
@@ -182,7 +185,7 @@ export async function createOcrPool(opts: OcrPoolOptions = {}): Promise<OcrPool>
     async recognize(img, region, options = {}) {
       const { trace } = options;
       if (closed) throw new OcrPoolClosedError();
-      const prepared = await traced(trace, 'prepare', () => prepareForOcr(img, region, prepare));
+      const prepared = await traced(trace, 'prepare', () => prepareForOcr(img, region, prepare, options.cylinder));
       const { grey } = prepared;
       if (grey.width === 0 || grey.height === 0) return [];
       const first = toLines(await read(grey, trace, 'first reading'), (b) => b);

@@ -173,16 +173,19 @@ export interface PrintedPhoto {
   labelBox: { x0: number; y0: number; x1: number; y1: number };
 }
 
+/** Half-angle (radians) of the bottle arc a label wraps, by default: squeezes the print's sides to 0.83-0.98. */
+export const BOTTLE_CURVATURE = [0.2, 0.6] as const;
+
 /**
  * A photo of the printed label. flat: the label on a dark 1400×1500 backdrop, rotated up to ±4°, JPEG 70-90;
- * bottle: wrapped on a bottle (curvature 0.2-0.6 rad), perspective, glare half the time, blur, JPEG 50-90.
+ * bottle: wrapped on a bottle (curvature 0.2-0.6 rad unless told), perspective, glare half the time, blur, JPEG 50-90.
  */
-export async function printedPhoto(svg: string, condition: Condition, rand: Rand, seed: number): Promise<PrintedPhoto> {
+export async function printedPhoto(svg: string, condition: Condition, rand: Rand, seed: number, curvature: readonly [number, number] = BOTTLE_CURVATURE): Promise<PrintedPhoto> {
   if (condition === 'bottle') {
     const photo = await wineBottlePhoto(svg, {
       seed,
       perspective: rand() * 0.05,
-      curvature: 0.2 + rand() * 0.4,
+      curvature: curvature[0] + rand() * (curvature[1] - curvature[0]),
       blur: rand() * 1.2,
       glare: rand() < 0.5 ? rand() * 0.5 : 0,
       jpegQuality: 50 + Math.floor(rand() * 40),

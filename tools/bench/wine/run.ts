@@ -8,6 +8,7 @@
  * The collection holds the flat labels; queries are photos of some of them.
  *
  *   npx tsx tools/bench/wine/run.ts [--labels N] [--queries N] [--seed N] [--printed] [--no-search] [--verbose]
+ *     [--condition flat|bottle] [--curvature lo,hi] [--no-unwrap | --always-unwrap]
  *
  * --printed (issue 17): the labels as wineries print them (printed-labels.ts: 26 faces of Debian's font packages,
  * 10 used in tuning, 10 held out, 6 never rendered before the final runs, text 20-160 px on a 700×900 label, a quarter light on dark stock), photographed
@@ -16,13 +17,13 @@
  *   Quick (~2 min on 2 cores): --labels 120 --queries 40 (the default)
  *   Full (~17 min on 2 cores under load): --labels 1000 --queries 200
  */
-import { createWorkerServices, JobKind, stagingKey, WINE_PREFERRED_SIDE, type IngestPayload, type WineExtractPayload, type WineExtractResult, type IngestResult, type WineSearchPayload, type WineSearchResult } from '@loupe/jobs';
-import { intersectionOverUnion, type PixelBox } from '@loupe/ocr';
+import { computeThreads, createProcessors, JobKind, WineLabelReader, stagingKey, WINE_PREFERRED_SIDE, type IngestPayload, type WineExtractPayload, type WineExtractResult, type IngestResult, type WineSearchPayload, type WineSearchResult } from '@loupe/jobs';
+import { DEFAULT_PREPARE, intersectionOverUnion, type PixelBox } from '@loupe/ocr';
 import { LabelSpec, mulberry32, wineBottlePhoto, wineLabelJpeg } from '@loupe/ocr/src/testing/wine-photos';
 import { loadConfig, openInfrastructure } from '@loupe/runtime';
 import { findContentBox, normalizeImage } from '@loupe/imaging';
 import sharp from 'sharp';
-import { checkFaces, FACES, printedLabelSvg, printedPhoto, printedStyle, sizeClass, type Condition, type PrintedStyle } from './printed-labels';
+import { BOTTLE_CURVATURE, checkFaces, FACES, printedLabelSvg, printedPhoto, printedStyle, sizeClass, type Condition, type PrintedStyle } from './printed-labels';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
@@ -40,6 +41,22 @@ const SEED = flag('seed', 1);
 const PRINTED = process.argv.includes('--printed');
 /** Fields and label_rect only (no collection search): half the time, for tuning the reader. */
 const NO_SEARCH = process.argv.includes('--no-search');
+/** --condition flat|bottle: every query photo of that kind (default: half each). */
+const CONDITION = (() => {
+  const i = process.argv.indexOf('--condition');
+  return i > 0 ? (process.argv[i + 1] as Condition) : undefined;
+})();
+/** --curvature lo,hi: half-angle range (radians) of bottle photos' wrap, e.g. 0.9,1.4 for labels wrapped far round. */
+const CURVATURE = (() => {
+  const i = process.argv.indexOf('--curvature');
+  return i > 0 ? (process.argv[i + 1].split(',').map(Number) as [number, number]) : BOTTLE_CURVATURE;
+})();
+/**
+ * --no-unwrap: the reader never reads a label again laid flat (WineLabelReader's unwrapWrapped); --always-unwrap:
+ * every label's cylinder is estimated and squeezed ones are unwrapped before the first reading. To measure both.
+ */
+const UNWRAP_WRAPPED = !process.argv.includes('--no-unwrap');
+if (process.argv.includes('--always-unwrap')) DEFAULT_PREPARE.unwrap = true;
 /** Every printed query's misses with the tokens read, and label_rect misses. */
 const VERBOSE = process.argv.includes('--verbose');
 const rand = mulberry32(SEED);
@@ -137,7 +154,7 @@ function percentile(values: number[], p: number): number {
  * the photo normalised to the wine side and with its solid borders cropped (specification 2.4).
  */
 async function printedQueryPhoto(svg: string, condition: Condition, seed: number): Promise<{ jpeg: Buffer; width: number; height: number; labelBox: { x0: number; y0: number; x1: number; y1: number }; frame: { x0: number; y0: number; x1: number; y1: number } }> {
-  const photo = await printedPhoto(svg, condition, rand, seed);
+  const photo = await printedPhoto(svg, condition, rand, seed, CURVATURE);
   const normalized = await normalizeImage(photo.jpeg, { preferredSide: WINE_PREFERRED_SIDE });
   const crop = findContentBox(normalized);
   const s = photo.width / normalized.width;
@@ -148,8 +165,11 @@ async function main(): Promise<void> {
   if (PRINTED) checkFaces();
   const dir = await mkdtemp(path.join(os.tmpdir(), 'loupe-wine-bench-'));
   const infra = await openInfrastructure(loadConfig({ DATA_DIR: dir, PORT: '0' }));
-  const services = createWorkerServices(infra);
-  const run = <R>(kind: string, payload: unknown) => services.processors[kind](payload, { kind, group: 'bench', attempt: 1 }) as Promise<R>;
+  // The worker's processors (createWorkerServices), with the label reader's unwrap as the flags say.
+  const compute = computeThreads();
+  const labelReader = new WineLabelReader(undefined, UNWRAP_WRAPPED);
+  const processors = createProcessors(infra, compute, labelReader);
+  const run = <R>(kind: string, payload: unknown) => processors[kind](payload, { kind, group: 'bench', attempt: 1 }) as Promise<R>;
   const accountId = (await infra.accounts.ensure('bench')).id;
   const stage = async (data: Buffer) => {
     const key = stagingKey();
@@ -190,13 +210,14 @@ async function main(): Promise<void> {
     const textTwin: number[] = [];
     const textOther: number[] = [];
     for (const [qi, entry] of queries.entries()) {
-      const condition: Condition = rand() < 0.5 ? 'flat' : 'bottle';
+      const coin = rand();
+      const condition: Condition = CONDITION ?? (coin < 0.5 ? 'flat' : 'bottle');
       const photo = entry.printed
         ? await printedQueryPhoto(entry.printed.svg, condition, SEED * 1000 + qi)
         : await wineBottlePhoto(entry.spec, {
             seed: SEED * 1000 + qi,
             perspective: rand() * 0.05,
-            curvature: 0.2 + rand() * 0.4,
+            curvature: CURVATURE[0] + rand() * (CURVATURE[1] - CURVATURE[0]),
             blur: rand() * 1.5,
             glare: rand() < 0.5 ? rand() * 0.6 : 0,
             jpegQuality: 40 + Math.floor(rand() * 50),
@@ -233,7 +254,7 @@ async function main(): Promise<void> {
           `${style.face.split === 'tune' ? 'tuning' : style.face.split === 'heldout' ? 'held-out' : 'unseen'} faces`,
           sizeClass(style.vintageSize),
           style.dark ? 'light on dark stock' : 'dark on light stock',
-          condition === 'flat' ? 'flat, framed on backdrop' : 'on a bottle',
+          condition === 'flat' ? 'flat, framed on backdrop' : `on a bottle, wrap ${CURVATURE.join('-')} rad`,
         ];
         for (const c of categories) {
           const row = (byCategory[c] ??= { n: 0, vintage: 0, variety: 0, region: 0, country: 0, color: 0, iou: 0 });
@@ -306,7 +327,7 @@ async function main(): Promise<void> {
     console.log(lines.join('\n'));
     if (misses.length) console.log(`misses:\n  ${misses.join('\n  ')}`);
   } finally {
-    await services.close();
+    await Promise.all([compute.close(), labelReader.close()]);
     await infra.close();
     await rm(dir, { recursive: true, force: true });
   }

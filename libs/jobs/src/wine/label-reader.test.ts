@@ -1,5 +1,6 @@
 import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
+import { fullWidthLabel, wrapOnCylinder } from '@loupe/ocr/src/testing/label-fixtures';
 import { WineLabelReader } from './label-reader';
 
 /** A 700×900 label in DejaVu, every field printed; the vintage at `vintageSize` px. */
@@ -51,5 +52,20 @@ describe('WineLabelReader', () => {
     const { stages, metadata } = await stagesOf(await label(150), true);
     expect(stages).toContain('bands');
     expect(metadata).toMatchObject({ vintage_year: 2015, variety_type: 'Merlot', region_name: 'Pauillac', country_name: 'France' });
+  });
+
+  it('reads a label wrapped far round the bottle again laid flat when a field is missing', async () => {
+    // The variety's ends are squeezed to a fifth at ±1.4 rad: read as printed, "Sauvignon" loses its first letters.
+    const img = wrapOnCylinder(await fullWidthLabel(), 1.4);
+    const stages: string[] = [];
+    const { metadata } = await reader.read(img, { fieldsOnly: true, trace: (stage) => stages.push(stage) });
+    expect(stages).toContain('cylinder');
+    expect(metadata).toMatchObject({ variety_type: 'Sauvignon Blanc', region_name: 'Marlborough', country_name: 'New Zealand' });
+    const plain = new WineLabelReader(1, false);
+    try {
+      expect((await plain.read(img)).metadata.variety_type).toBeUndefined();
+    } finally {
+      await plain.close();
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { createOcrPool, detectLabel, labelAroundText, OcrPool, parseWineMetadata, traced, unionBox, type OcrLine, type PixelBox, type StageTrace, type WineMetadata, RgbImage } from '@loupe/ocr';
+import { createOcrPool, detectLabel, labelAroundText, labelCylinder, OcrPool, UNWRAP_BELOW_SQUEEZE, parseWineMetadata, traced, unionBox, type OcrLine, type PixelBox, type StageTrace, type WineMetadata, RgbImage } from '@loupe/ocr';
 import { Stopwatch } from '../stopwatch';
 import type { WineLabelMetadata } from './contracts';
 
@@ -40,7 +40,18 @@ function containsMost(outer: PixelBox, inner: PixelBox): boolean {
  * A reading that found a vintage, a grape, a colour, a region and a country has every field extract_metadata
  * reports; reading the bands it missed again could only add tokens.
  */
-function hasEveryField(meta: WineMetadata): boolean {
+type Fields = Pick<WineMetadata, 'vintage_year' | 'variety_type' | 'color_type' | 'region_name' | 'country_name' | 'country_name_inferred'>;
+
+/**
+ * Fields a reading found, the colour counting least: "Blanc" read alone is a colour, and the same word read whole
+ * as "Sauvignon Blanc" is a grape that prints no colour.
+ */
+function fieldCount(meta: Fields): number {
+  const main = [meta.vintage_year, meta.variety_type, meta.region_name, meta.country_name ?? meta.country_name_inferred].filter((v) => v !== undefined).length;
+  return 2 * main + (meta.color_type !== undefined ? 1 : 0);
+}
+
+function hasEveryField(meta: Fields): boolean {
   return (
     meta.vintage_year !== undefined &&
     meta.variety_type !== undefined &&
@@ -67,7 +78,14 @@ export class WineLabelReader {
   private pool: Promise<OcrPool> | null = null;
   private closed = false;
 
-  constructor(private readonly poolSize?: number) {}
+  /**
+   * `unwrapWrapped`: a label whose reading lacks a field and whose print is squeezed at the sides (wrapped far
+   * round the bottle) is read again laid flat, and the reading with more fields kept.
+   */
+  constructor(
+    private readonly poolSize?: number,
+    private readonly unwrapWrapped = true,
+  ) {}
 
   /**
    * `fieldsOnly`: the caller wants the label's fields (extract_metadata), not every line of it, so when the first
@@ -93,15 +111,34 @@ export class WineLabelReader {
         labelBox = undefined;
       }
     }
+    let metadata = await this.metadata(img, lines, labelBox, trace);
+    if (this.unwrapWrapped && lines.length > 0 && !hasEveryField(metadata)) {
+      // Print squeezed at the sides of a label wrapped far round the bottle may be what was missed.
+      const region = labelBox;
+      const cylinder = await traced(trace, 'cylinder', () => labelCylinder(img, region));
+      if (cylinder && cylinder.edgeSqueeze < UNWRAP_BELOW_SQUEEZE) {
+        const flat = await pool.recognize(img, region, { cylinder, firstReadingSuffices, trace: trace && ((stage, wall, cpu) => trace(`unwrapped, ${stage}`, wall, cpu)) });
+        const flatMetadata = await this.metadata(img, flat, region, trace);
+        if (fieldCount(flatMetadata) > fieldCount(metadata)) {
+          lines = flat;
+          metadata = flatMetadata;
+        }
+      }
+    }
+    textWatch.stop();
+    return { metadata: metadata as unknown as WineLabelMetadata, found: lines.length > 0, time_detect_label: detectWatch.elapsed, time_extract_text: textWatch.elapsed };
+  }
+
+  /** The fields of a reading, with label_rect round the label the text stands on. */
+  private async metadata(img: RgbImage, lines: OcrLine[], detected: PixelBox | undefined, trace: StageTrace | undefined): Promise<WineMetadata> {
+    let labelBox = detected;
     if (lines.length > 0) {
       // Labels detectLabel cannot single out (light print on dark stock, a label filling the frame) are found
       // round their text instead; a detected box inside that larger stock region was only part of the label.
       const around = await traced(trace, 'label round text', () => labelAroundText(img, unionBox(lines.map((l) => l.box))));
       if (!labelBox || (containsMost(around, labelBox) && area(around) > area(labelBox) * LARGER_LABEL_RATIO)) labelBox = around;
     }
-    const metadata = (await traced(trace, 'metadata', () => parseWineMetadata(lines, img, labelBox))) as unknown as WineLabelMetadata;
-    textWatch.stop();
-    return { metadata, found: lines.length > 0, time_detect_label: detectWatch.elapsed, time_extract_text: textWatch.elapsed };
+    return traced(trace, 'metadata', () => parseWineMetadata(lines, img, labelBox));
   }
 
   async close(): Promise<void> {

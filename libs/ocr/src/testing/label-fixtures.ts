@@ -84,3 +84,39 @@ export async function renderBottleScene(seed = 7): Promise<{ image: RgbImage; la
   }
   return { image: composed, labelBox };
 }
+
+/** The label wrapped over ±halfAngle of a cylinder and seen from the front (linear sampling along the arc). */
+export function wrapOnCylinder(img: RgbImage, halfAngle: number): RgbImage {
+  const radius = img.width / (2 * halfAngle);
+  const width = Math.round(2 * radius * Math.sin(halfAngle));
+  const out = new Uint8Array(width * img.height * 3);
+  for (let x = 0; x < width; x++) {
+    const theta = Math.asin(Math.max(-1, Math.min(1, (x + 0.5 - width / 2) / radius)));
+    const u = Math.min(img.width - 1.001, Math.max(0, radius * theta + img.width / 2 - 0.5));
+    const a = Math.floor(u);
+    const f = u - a;
+    for (let y = 0; y < img.height; y++) {
+      for (let c = 0; c < 3; c++) {
+        const s = (y * img.width + a) * 3 + c;
+        out[(y * width + x) * 3 + c] = Math.round(img.data[s] * (1 - f) + img.data[s + 3] * f);
+      }
+    }
+  }
+  return { data: out, width, height: img.height };
+}
+
+export const FULL_WIDTH_LINES = ['SAUVIGNON BLANC RESERVE', 'Marlborough New Zealand', 'Estate grown and bottled', 'Alc 13.5% vol 750 ml'];
+
+/** A 700×500 label whose lines are set to its full width, so their ends lie where a bottle squeezes them most. */
+export async function fullWidthLabel(): Promise<RgbImage> {
+  const w = 700;
+  const svg =
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="500"><rect width="100%" height="100%" fill="#f4ecd8"/>` +
+    FULL_WIDTH_LINES.map(
+      (t, i) =>
+        `<text x="${w / 2}" y="${100 + i * 110}" font-family="DejaVu Serif" font-size="44" text-anchor="middle" textLength="${w - 40}" ` +
+        `lengthAdjust="spacingAndGlyphs" fill="#2a1d14">${escapeXml(t)}</text>`,
+    ).join('') +
+    '</svg>';
+  return toRgbImage(sharp(Buffer.from(svg)));
+}

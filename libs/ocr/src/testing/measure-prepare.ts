@@ -26,12 +26,12 @@ async function variants(): Promise<{ name: string; img: RgbImage; region?: { x0:
 }
 
 const CONFIGS: Record<string, PrepareOptions> = {
-  raw: { stretch: false, upscaleBelow: 0, binarize: false, deskew: false },
-  stretch: { stretch: true, upscaleBelow: 0, binarize: false, deskew: false },
-  'stretch+x2': { stretch: true, upscaleBelow: 400, binarize: false, deskew: false },
-  'stretch+x2+otsu': { stretch: true, upscaleBelow: 400, binarize: true, deskew: false },
-  'stretch+x2+deskew': { stretch: true, upscaleBelow: 400, binarize: false, deskew: true },
-  'all': { stretch: true, upscaleBelow: 400, binarize: true, deskew: true },
+  raw: { stretch: false, upscaleBelow: 0, binarize: false, deskew: false, unwrap: false },
+  stretch: { stretch: true, upscaleBelow: 0, binarize: false, deskew: false, unwrap: false },
+  'stretch+x2': { stretch: true, upscaleBelow: 400, binarize: false, deskew: false, unwrap: false },
+  'stretch+x2+otsu': { stretch: true, upscaleBelow: 400, binarize: true, deskew: false, unwrap: false },
+  'stretch+x2+deskew': { stretch: true, upscaleBelow: 400, binarize: false, deskew: true, unwrap: false },
+  'all': { stretch: true, upscaleBelow: 400, binarize: true, deskew: true, unwrap: false },
 };
 
 async function main(): Promise<void> {
