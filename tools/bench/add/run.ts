@@ -78,6 +78,15 @@ function rate(label: string, count: number, ms: number, cpu: NodeJS.CpuUsage): v
   );
 }
 
+/** One mobile `add` call of `batch` under `folder/`, as a client sends it. */
+async function addOverHttp(gatewayUrl: string, batch: Input[], folder: string): Promise<void> {
+  const form = new FormData();
+  batch.forEach((image, j) => form.append(`images[${j}]`, new Blob([image.data]), `${folder}/${image.name}`));
+  const res = await fetch(`${gatewayUrl}/mobile/bench/rest/add/`, { method: 'POST', headers: { authorization: AUTH }, body: form });
+  const body = (await res.json()) as { status: string; error: string[] };
+  if (body.status !== 'ok') throw new Error(`add failed: ${body.error.join('; ')}`);
+}
+
 async function withEmbedded<T>(work: (dataDir: string) => Promise<T>): Promise<T> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'loupe-bench-'));
   try {
@@ -157,13 +166,7 @@ async function viaHttp(mode: 'embedded' | 'real', images: Input[]): Promise<void
       });
     }
     const gateway = await startGateway(loadConfig(env), { host: '127.0.0.1' });
-    const add = async (batch: Input[], folder: string) => {
-      const form = new FormData();
-      batch.forEach((image, j) => form.append(`images[${j}]`, new Blob([image.data]), `${folder}/${image.name}`));
-      const res = await fetch(`${gateway.url}/mobile/bench/rest/add/`, { method: 'POST', headers: { authorization: AUTH }, body: form });
-      const body = (await res.json()) as { status: string; error: string[] };
-      if (body.status !== 'ok') throw new Error(`add failed: ${body.error.join('; ')}`);
-    };
+    const add = (batch: Input[], folder: string) => addOverHttp(gateway.url, batch, folder);
     try {
       await add(images.slice(0, BATCH), 'warm-up');
       const started = performance.now();
@@ -214,13 +217,7 @@ async function viaFleet(images: Input[], workers: number): Promise<void> {
     try {
       children.push(await startWorker(workerEnv, 'ingest,ingest_prepare'));
       for (let i = 1; i < workers; i++) children.push(await startWorker(workerEnv, 'ingest_prepare'));
-      const add = async (batch: Input[], folder: string) => {
-        const form = new FormData();
-        batch.forEach((image, j) => form.append(`images[${j}]`, new Blob([image.data]), `${folder}/${image.name}`));
-        const res = await fetch(`${gateway.url}/mobile/bench/rest/add/`, { method: 'POST', headers: { authorization: AUTH }, body: form });
-        const body = (await res.json()) as { status: string; error: string[] };
-        if (body.status !== 'ok') throw new Error(`add failed: ${body.error.join('; ')}`);
-      };
+      const add = (batch: Input[], folder: string) => addOverHttp(gateway.url, batch, folder);
       // Every worker loads OpenCV and its modules once: a warm-up batch per worker.
       for (let i = 0; i < workers; i++) await add(images.slice(0, BATCH), `warm-up-${i}`);
       const started = performance.now();
