@@ -13,7 +13,7 @@ import { CollectionController } from './http/collection.controller';
 import { ProtocolExceptionFilter } from './http/protocol-exception.filter';
 import type { BodyLimits } from './http/read-params';
 import { ApiModule } from './api/api.module';
-import type { ApiDispatcher } from './api/api.dispatcher';
+import type { ApiWiring } from './api/api-call';
 import { CollectionImages, ConsoleModule } from './console';
 import { DocsModule, OperationNames, ServiceCatalog } from './docs';
 
@@ -35,13 +35,13 @@ export const COLLECTION_CALL_ROUTE = ':service/:account/rest/:operation';
 export class AppModule implements NestModule {
   static with(
     collection: CollectionWiring,
-    ops: { probes: ReadinessProbe[]; api?: ApiDispatcher; operations?: OperationNames; catalog?: ServiceCatalog; images?: CollectionImages },
+    ops: { probes: ReadinessProbe[]; api?: ApiWiring; operations?: OperationNames; catalog?: ServiceCatalog; images?: CollectionImages },
   ): DynamicModule {
     return {
       module: AppModule,
       imports: [
         TerminusModule.forRoot({ logger: false }),
-        ...(ops.api ? [ApiModule.with(ops.api)] : []),
+        ...(ops.api ? [ApiModule.with(ops.api, collection.metrics)] : []),
         // /docs and /console/ (with the collection image route the console draws on).
         ...(ops.operations ? [DocsModule.with(ops.operations, ops.catalog)] : []),
         ...(ops.images ? [ConsoleModule.with(ops.images)] : []),

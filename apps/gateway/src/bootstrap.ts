@@ -97,7 +97,6 @@ export async function startGateway(config: AppConfig, options: { host?: string }
     const auth = new BasicAuthService(infra.accounts, authThrottle.throttle, config.trustProxy);
     publicApi = await createPublicApi(config, infra, queues.queue, (message, error) => log.error({ err: error }, message), {
       throttle: authThrottle.throttle,
-      metrics,
     });
     // The adapter is made here rather than left to NestFactory, which loads @nestjs/platform-express with import():
     // under tsx (how the gateway runs) that loads a second copy of @nestjs/common beside the one this code and
@@ -106,7 +105,7 @@ export async function startGateway(config: AppConfig, options: { host?: string }
     const collectionWiring = { services, auth, blobs: infra.blobs, limits: { maxBodyBytes: config.maxBodyBytes, maxFileBytes: config.maxFileBytes }, log, metrics };
     const app = await NestFactory.create(AppModule.with(collectionWiring, {
       probes: readinessProbes(config, infra),
-      api: publicApi.dispatcher,
+      api: publicApi.wiring,
       operations: operationNames(services),
       catalog: catalogOf(services),
       images: new CollectionImages(auth, infra.images, infra.blobs),

@@ -1,11 +1,11 @@
 import { AuthThrottle, NonceStore, parseApiKeysSpec, RateLimiter, RedisNonceStore, RedisRateLimiter, seedApiKey } from '@loupe/auth';
 import { ExpirySweeper, StagingSweeper } from '@loupe/jobs';
 import { openRedis, type JobQueue } from '@loupe/queue';
-import type { AppConfig, Infrastructure, Metrics } from '@loupe/runtime';
+import type { AppConfig, Infrastructure } from '@loupe/runtime';
 import type { PublicApiRepository } from '@loupe/storage';
 import { UrlDownloader } from '../inputs/url-fetcher';
 import { ApiAuthService } from './api-auth.service';
-import { ApiDispatcher } from './api.dispatcher';
+import type { ApiWiring } from './api-call';
 import { KeyHeaderAuth } from './key-header-auth';
 import { PublicApiService } from './public-api.service';
 
@@ -34,7 +34,7 @@ class PostgresRateLimiter implements RateLimiter {
 }
 
 export interface PublicApi {
-  dispatcher: ApiDispatcher;
+  wiring: ApiWiring;
   close(): Promise<void>;
 }
 
@@ -47,7 +47,7 @@ export async function createPublicApi(
   infra: Infrastructure,
   queue: JobQueue,
   log: (message: string, error?: unknown) => void,
-  shared: { throttle: AuthThrottle; metrics?: Metrics },
+  shared: { throttle: AuthThrottle },
 ): Promise<PublicApi> {
   for (const seed of parseApiKeysSpec(config.apiKeys)) {
     await seedApiKey(
@@ -68,14 +68,12 @@ export async function createPublicApi(
     ratePerMinute: config.apiRateLimitPerMinute,
     downloader: new UrlDownloader({ ...config.download, allowPrivate: config.allowPrivateUrls }),
   });
-  const dispatcher = new ApiDispatcher(
-    new ApiAuthService(infra.publicApi, nonces, config.trustProxy, shared.throttle),
+  const wiring: ApiWiring = {
     service,
-    { maxBodyBytes: config.maxBodyBytes, maxFileBytes: config.maxFileBytes },
-    log,
-    new KeyHeaderAuth(infra.publicApi, { trustProxy: config.trustProxy, overHttp: config.apiKeyHeaderOverHttp, throttle: shared.throttle }),
-    shared.metrics,
-  );
+    auth: new ApiAuthService(infra.publicApi, nonces, config.trustProxy, shared.throttle),
+    keyHeader: new KeyHeaderAuth(infra.publicApi, { trustProxy: config.trustProxy, overHttp: config.apiKeyHeaderOverHttp, throttle: shared.throttle }),
+    limits: { maxBodyBytes: config.maxBodyBytes, maxFileBytes: config.maxFileBytes },
+  };
   // Processes running workers sweep expired overlays, nonces and rate buckets: here in embedded mode or with
   // RUN_WORKERS, otherwise the worker processes do (apps/worker).
   // The gateway's log callback reports errors; a sweep's tally is routine.
@@ -88,7 +86,7 @@ export async function createPublicApi(
     ? new StagingSweeper(infra.blobs, { maxAgeHours: config.stagingMaxAgeHours }).start(config.sweepIntervalMinutes, logSweep)
     : null;
   return {
-    dispatcher,
+    wiring,
     close: async () => {
       await sweeper?.stop();
       await stagingSweeper?.stop();

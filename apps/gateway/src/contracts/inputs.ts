@@ -27,7 +27,7 @@ export function refuseBadPath(filepath: string): void {
 
 // ---- parameters every operation reads ------------------------------------------------------------------------------
 
-/** Read by the dispatcher before the operation's own, in this order. */
+/** Read by OperationInputPipe before the operation's own, in this order. */
 export const COMMON = {
   callback: text('callback', 'JSONP: wraps the JSON answer in a call of this function.'),
   format: choice('format', ['json', 'xml'], 'json', 'Answer format: JSON, or XML with root `data` and list entries as `item`.', readFormat),

@@ -5,13 +5,6 @@ import { performance } from 'node:perf_hooks';
 import type { OperationOutcome } from '../services/operation';
 import type { CollectionCall } from './collection-call';
 
-/** An answer built by hand (the public API's dispatcher, overlays). */
-export interface HttpAnswer {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-}
-
 /** The `format` of the query string, read before the body (and for answers given without reading it); json if bad. */
 export function earlyFormat(url: string | undefined): ResponseFormat {
   const query = url?.includes('?') ? new URLSearchParams(url.slice(url.indexOf('?') + 1)) : null;

@@ -5,7 +5,10 @@ import { ArgumentsHost, Catch, HttpStatus, Inject, Logger, Optional } from '@nes
 import { BaseExceptionFilter } from '@nestjs/core';
 import type { Request, Response } from 'express';
 import type { Logger as Pino } from 'pino';
+import { apiCallOf, ApiCallState } from '../api/api-call';
 import { apiEnvelope, renderApiEnvelope } from '../api/api-envelope';
+import { sendApiEnvelope } from '../api/api-envelope.interceptor';
+import { apiFailure } from '../api/api-failure';
 import { AuthThrottledError } from './basic-auth.service';
 import { callOf, CollectionCall, REQUEST_LOG } from './collection-call';
 import { earlyFormat, failure, internalErrorDetail, sendEnvelope } from './envelopes';
@@ -39,7 +42,11 @@ function isUndecodablePath(exception: unknown): boolean {
 }
 
 /**
- * The one place where failures become answers (compatibility.md "Status and errors").
+ * The one place where failures become answers (docs/protocol.md §3 and §5).
+ *
+ * A public API call is answered with the API's envelope (specification 2.9): its code as the HTTP status and the
+ * messages pair (error name, description): 400 for bad requests, 401/403/429 from the signature and quota checks, 404
+ * for unknown operations, 413 for oversized bodies, 503 while no worker or backing server answers, 500 for faults.
  *
  * A collection call (guard, pipe or operation) is answered with its `fail` envelope in the format it asked for: input
  * problems with HTTP 200, because existing clients treat any other status as a transport error and never read the
@@ -66,6 +73,8 @@ export class ProtocolExceptionFilter extends BaseExceptionFilter {
     const res = host.switchToHttp().getResponse<Response>();
     const call = callOf(req);
     if (call?.service !== undefined && !res.headersSent) return this.failCall(call, exception, req, res);
+    const apiCall = apiCallOf(req);
+    if (apiCall && !res.headersSent) return this.failApiCall(apiCall, exception, res);
     const rawPath = (req.originalUrl ?? req.url ?? '/').split('?')[0];
     const protocol = protocolOf(rawPath);
     let status = statusOf(exception);
@@ -98,6 +107,17 @@ export class ProtocolExceptionFilter extends BaseExceptionFilter {
     }
     const rendered = renderEnvelope(failEnvelope('', [status >= 500 ? `Internal error: ${message}` : message]), earlyFormat(req.url));
     res.status(status).type(rendered.contentType).send(rendered.body);
+  }
+
+  private failApiCall(call: ApiCallState, exception: unknown, res: Response): void {
+    let answer = apiFailure(exception);
+    if (!answer) {
+      this.log?.error({ err: exception }, `api/${call.operation} failed`);
+      answer = isBackendUnavailable(exception)
+        ? { code: 503, messages: ['SERVICE_UNAVAILABLE', UNAVAILABLE_MESSAGE], headers: { 'retry-after': String(RETRY_AFTER_UNAVAILABLE_S) } }
+        : { code: 500, messages: ['INTERNAL_ERROR', 'An internal error occurred; it has been logged.'] };
+    }
+    res.send(sendApiEnvelope(res, call, answer.code, answer.messages, [], answer.headers));
   }
 
   private failCall(call: CollectionCall, exception: unknown, req: Request, res: Response): void {

@@ -17,7 +17,7 @@ export interface OperationContext {
   signal?: AbortSignal;
 }
 
-/** What an operation returns; the dispatcher adds `method` and `time_total` and renders it. */
+/** What an operation returns; EnvelopeInterceptor adds `method` and `time_total` and renders it. */
 export interface OperationOutcome {
   result: unknown[];
   errors?: string[];
