@@ -1,6 +1,6 @@
 /**
  * An input problem that makes the whole call fail. It is answered with a `fail` envelope and HTTP 200, because
- * existing clients treat any non-2xx status as a transport error and never read the body (compatibility.md).
+ * existing clients treat any non-2xx status as a transport error and never read the body (docs/protocol.md §3).
  */
 export class ParamError extends Error {
   constructor(message: string) {

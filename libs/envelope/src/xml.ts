@@ -1,5 +1,5 @@
 /**
- * XML rendering of an envelope (compatibility.md): root `data`, every list a parent element whose entries are `item`
+ * XML rendering of an envelope (docs/protocol.md §3): root `data`, every list a parent element whose entries are `item`
  * children, every object an element with child elements, an empty list an empty element. Keys that are not valid XML
  * names (the metadata hierarchy allows almost anything) are written as `<item key="...">`-free sanitised names; the
  * empty-named member of a keyed metadata entry becomes the element's text.

@@ -24,7 +24,7 @@ export function tooManyFailures(retryAfterSeconds: number): ApiError {
 }
 
 /**
- * Checks the signed-request rules of compatibility.md, in an order that spends nothing on a forged request: the
+ * Checks the signed-request rules of docs/protocol.md §5, in an order that spends nothing on a forged request: the
  * arguments are present and well formed, the client address has not failed too often, the key exists, the date is
  * within 15 minutes, the signature matches (SHA-1 or SHA-256, for the URL the client addressed), and only then the
  * nonce is claimed, atomically across replicas. Unknown keys and bad signatures count as failures of the client

@@ -18,7 +18,7 @@ export interface KeyHeaderOptions {
 }
 
 /**
- * Key-header authentication (compatibility.md "Key-header authentication, newest clients"): `pytineye` 3.x sends the
+ * Key-header authentication (docs/protocol.md §5): `pytineye` 3.x sends the
  * private key in an `x-api-key` header and signs nothing. The key then travels as a bearer secret, so it is accepted
  * only over HTTPS unless the operator says otherwise; with no signature there is no date or nonce to check. What
  * follows is the same as for a signed call: the key's account is charged and its searches rate-limited.

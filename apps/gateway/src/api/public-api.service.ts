@@ -66,7 +66,7 @@ export class PublicApiService {
 
   /**
    * Specification 2.9's flat fields (the block searches draw from now, or the latest one), and for newer clients
-   * (compatibility.md "remaining_searches, newer clients") every block not yet expired as `bundles[]`, in start
+   * (docs/protocol.md §5, newer clients) every block not yet expired as `bundles[]`, in start
    * order, with `total_remaining_searches` their sum: searches bought for later count as remaining.
    */
   async remainingSearches(call: ApiCall): Promise<{ results: unknown; messages: string[] }> {

@@ -30,7 +30,7 @@ function addressOf(req: IncomingMessage, trustProxy: boolean): { proto: string; 
 }
 
 /**
- * The URLs a client may have signed for this call (compatibility.md: the API base plus `<operation>/`), rebuilt
+ * The URLs a client may have signed for this call (docs/protocol.md §5: the API base plus `<operation>/`), rebuilt
  * from the request as the client addressed it: the URL of an absolute-form request line (RFC 9112 §3.2.2, sent by
  * clients on low-level HTTP pools), else scheme and Host of the connection, or, behind a trusted reverse proxy,
  * X-Forwarded-Proto, X-Forwarded-Host and X-Forwarded-Prefix. The path is the one requested with its trailing slash

@@ -15,7 +15,7 @@ const MIN_WEIGHT = 1;
 const WEIGHT_TOTAL = 100;
 const WILDCARD = 'wildcard';
 
-/** A color as the client wrote it, so answers can echo the same form (compatibility.md "Colors"). */
+/** A color as the client wrote it, so answers can echo the same form (docs/protocol.md §6). */
 export interface GivenColor {
   rgb: JsonRgb;
   form: ColorForm;

@@ -8,7 +8,7 @@ export const MAX_IMAGE_ID_LENGTH = 255;
 export const MAX_FILEPATH_LENGTH = 1024;
 /** Specification 8: paths per get_info / get_metadata (and, by the same reasoning, delete). */
 export const MAX_PATHS_PER_REQUEST = 10;
-/** compatibility.md: `list` returns 20 paths unless asked otherwise. */
+/** docs/protocol.md §6: `list` returns 20 paths unless asked otherwise. */
 export const DEFAULT_LIST_LIMIT = 20;
 /** Search results per page unless `limit` says otherwise (specification 4.1, 4.2). */
 export const DEFAULT_SEARCH_LIMIT = 10;

@@ -236,7 +236,7 @@ const COLOR = {
     result: 'CountMetadataItem',
     stats: ['time_count'],
   }),
-  // compatibility.md "Color add": both MulticolorEngine clients fill a collection with add, never update.
+  // docs/protocol.md §6 (color add): both MulticolorEngine clients fill a collection with add, never update.
   add: colorUpdate('Add or replace images with their keyword metadata (as update; the call the client libraries make)', 'time_add'),
   update: colorUpdate('Add or replace images with their keyword metadata', 'time_update'),
   update_metadata: contract({

@@ -1,7 +1,7 @@
 /**
  * The `boundary` parameter of a multipart Content-Type, quoted (`boundary="a b"`) or not. RFC 2046 allows `=` in a
  * boundary but RFC 2045's token grammar does not allow it unquoted, and Python's mail-style multipart writer sends it
- * unquoted anyway (`boundary================1784191527892559933==`, compatibility.md "Multipart boundaries"). An
+ * unquoted anyway (`boundary================1784191527892559933==`, docs/protocol.md §2). An
  * unquoted value therefore runs to the next `;` or white space, `=` included.
  */
 const BOUNDARY_PARAM = /(^|[;\s])boundary\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^;\s"]+))/i;

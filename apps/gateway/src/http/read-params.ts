@@ -195,7 +195,7 @@ function readMultipart(req: IncomingMessage, limits: BodyLimits, maxFiles: numbe
       );
     });
     parser.on('error', (error: Error) => {
-      // An empty chunked body is as valid as Content-Length 0: "no parameters" (compatibility.md).
+      // An empty chunked body is as valid as Content-Length 0: "no parameters" (docs/protocol.md §2).
       if (!sawAnyByte) succeed();
       else fail(unreadable('multipart', error.message));
     });

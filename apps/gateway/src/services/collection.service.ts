@@ -132,7 +132,7 @@ export class CollectionService {
     const outcome = await this.queue.run<DeleteResult>({ kind: JobKind.Delete, group: writeGroup(ctx), payload, timeoutMs: ctx.timeoutMs });
     const deleted = new Set(outcome.deleted);
     const errors = paths.filter((p) => !deleted.has(p)).map(missingMessage);
-    // compatibility.md: deleting a path that is not there "did nothing", which is a warning, not a failure.
+    // docs/protocol.md §3: deleting a path that is not there "did nothing", which is a warning, not a failure.
     return { result: [], errors, status: errors.length === 0 ? 'ok' : 'warn', stats: { time_delete: seconds(performance.now() - started) } };
   }
 

@@ -35,7 +35,7 @@ function countedItems(colors: readonly GivenColor[], counts: readonly ColorPrese
 }
 
 /**
- * The color service (specification 2.6-2.8, 4.2-4.6, 4.10, 4.13 and compatibility.md): reads the request, stages
+ * The color service (specification 2.6-2.8, 4.2-4.6, 4.10, 4.13 and docs/protocol.md §6): reads the request, stages
  * query images, queues the work (searches, extractions and counts as reads, updates as writes) and shapes answers.
  */
 export class ColorOperations {
@@ -55,7 +55,7 @@ export class ColorOperations {
       extract_collection_colors: operation(COLOR.extract_collection_colors, (ctx, input) => this.collectionColors(ctx, input, 'extract')),
       count_collection_colors: operation(COLOR.count_collection_colors, (ctx, input) => this.collectionColors(ctx, input, 'count_colors')),
       count_metadata: operation(COLOR.count_metadata, (ctx, input) => this.countMetadata(ctx, input)),
-      // compatibility.md "Color add": both MulticolorEngine clients fill a collection with add, never update.
+      // docs/protocol.md §6 (color add): both MulticolorEngine clients fill a collection with add, never update.
       add: operation(COLOR.add, (ctx, input) => this.update(ctx, input, 'time_add')),
       update: operation(COLOR.update, (ctx, input) => this.update(ctx, input, 'time_update')),
       update_metadata: operation(COLOR.update_metadata, (ctx, input) => this.updateMetadata(ctx, input)),

@@ -39,7 +39,7 @@ export class WineOperations {
       add: operation(WINE.add, (ctx, input) =>
         this.collection.add(ctx, input.images, { ...INGEST_POLICIES.wine, stageStats: ['time_detect_label'] })),
       search: operation(WINE.search, (ctx, input) => this.search(ctx, input)),
-      // compatibility.md "Wine compare": the Python WineEngine inherits compare from the match client. The images are
+      // docs/protocol.md §6 (wine compare): the Python WineEngine inherits compare from the match client. The images are
       // normalised as wine labels are (solid borders cropped, preferred side of specification 8).
       compare: operation(WINE.compare, (ctx, input) => this.matching.compare(ctx, input, WINE_PREFERRED_SIDE)),
       extract_metadata: operation(WINE.extract_metadata, (ctx, input) => this.extract(ctx, input, 'metadata')),
