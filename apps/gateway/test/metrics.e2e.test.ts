@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AUTH, MODES, startTestSystem, TestSystem } from './harness';
+import { AUTH, formWith, MODES, startTestSystem, TestSystem } from './harness';
+import { sceneJpeg } from './images';
 
 /** The label sets of loupe_requests_total in a scrape, e.g. `service="mobile",operation="count",status="ok"`. */
 function requestSeries(text: string): Set<string> {
@@ -72,6 +73,20 @@ for (const mode of MODES) {
       expect(after).toMatch(/loupe_requests_total\{service="color",operation="unknown",status="401"\} 501\n/);
       expect(after).toMatch(/loupe_requests_total\{service="api",operation="unknown",status="404"\} 501\n/);
     });
+
+    it('counts a call whose client went away before its answer', async () => {
+      const series = /loupe_requests_total\{service="mobile",operation="search",status="([a-z0-9]+)"\} (\d+)/g;
+      const searches = (text: string) => [...text.matchAll(series)].reduce((sum, m) => sum + Number(m[2]), 0);
+      const before = searches(await scrape());
+      const form = formWith([{ field: 'image', data: await sceneJpeg(7, 640, 480), filename: 'gone.jpg' }]);
+      const controller = new AbortController();
+      const sent = fetch(`${sys.url}/mobile/acme/rest/search/`, { method: 'POST', headers: { authorization: AUTH }, body: form, signal: controller.signal });
+      setTimeout(() => controller.abort(), 150);
+      await sent.catch(() => undefined);
+      const deadline = Date.now() + 60_000;
+      while (searches(await scrape()) === before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
+      expect(searches(await scrape())).toBe(before + 1);
+    }, 90_000);
 
     it('labels public API calls by their operation', async () => {
       const res = await fetch(`${sys.url}/api/rest/image_count/?api_key=pub-m&date=1&nonce=abcdefgh12&api_sig=00`);

@@ -34,6 +34,8 @@ export interface ApiCallState {
   key?: ApiKeyRow;
   params?: Params;
   signal?: AbortSignal;
+  /** Told once the answer is rendered (ApiTelemetry counts it then), also when the client has gone. */
+  answered?: (status: number) => void;
 }
 
 const STATE = Symbol('loupe api call');

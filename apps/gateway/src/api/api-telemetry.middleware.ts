@@ -13,12 +13,13 @@ import { beginApiCall, isApiOperation, PUBLIC_API_SERVICE } from './api-call';
 export class ApiTelemetry implements NestMiddleware {
   constructor(@Inject(REQUEST_METRICS) private readonly metrics: Metrics) {}
 
-  use(req: Request, res: Response, next: NextFunction): void {
+  use(req: Request, _res: Response, next: NextFunction): void {
     const call = beginApiCall(req);
-    res.once('finish', () => {
+    call.answered = (status) => {
+      call.answered = undefined;
       const operation = isApiOperation(call.operation) ? call.operation! : 'unknown';
-      this.metrics.observe(PUBLIC_API_SERVICE, operation, res.statusCode === 200 ? 'ok' : String(res.statusCode), (Date.now() - call.startedAt) / 1000);
-    });
+      this.metrics.observe(PUBLIC_API_SERVICE, operation, status === 200 ? 'ok' : String(status), (Date.now() - call.startedAt) / 1000);
+    };
     next();
   }
 }

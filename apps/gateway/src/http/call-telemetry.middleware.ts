@@ -28,19 +28,20 @@ export class CallTelemetry implements NestMiddleware {
     const requestId = typeof header === 'string' && REQUEST_ID.test(header) ? header : randomUUID();
     const call = beginCall(req, requestId, performance.now());
     res.setHeader('x-request-id', requestId);
-    res.once('finish', () => {
+    call.answered = (status) => {
+      call.answered = undefined;
       const seconds = (performance.now() - call.started) / 1000;
       // Labels only from the services' own tables: whatever the answer (401s included), a path that names no real
       // service or operation is counted as `unknown`, so probing random paths cannot create metric series.
       const table = tableOf(this.services, call.service);
       const knownOperation = table !== undefined && own(table, call.operation) !== undefined;
-      const outcome = res.statusCode === 200 ? call.envelopeStatus ?? 'ok' : String(res.statusCode);
+      const outcome = status === 200 ? call.envelopeStatus ?? 'ok' : String(status);
       this.metrics.observe(table ? call.service! : 'unknown', knownOperation ? call.operation! : 'unknown', outcome, seconds);
       this.log.info(
-        { requestId, service: call.service, account: call.accountName, operation: call.operation, status: res.statusCode, outcome, ms: Math.round(seconds * 1000) },
+        { requestId, service: call.service, account: call.accountName, operation: call.operation, status, outcome, ms: Math.round(seconds * 1000) },
         'request',
       );
-    });
+    };
     requestContext.run({ requestId }, next);
   }
 }

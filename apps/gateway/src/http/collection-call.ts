@@ -33,6 +33,11 @@ export interface CollectionCall {
   signal?: AbortSignal;
   /** ok, warn or fail of the envelope answered, for metrics and logs. */
   envelopeStatus?: string;
+  /**
+   * Told once the answer is rendered (CallTelemetry counts it then): also when the client has gone and the answer is
+   * never sent, which a response's `finish` event would miss.
+   */
+  answered?: (status: number) => void;
 }
 
 const CALL = Symbol('loupe collection call');

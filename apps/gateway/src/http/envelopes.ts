@@ -41,6 +41,7 @@ export function sendEnvelope(res: Response, call: CollectionCall, url: string | 
   const rendered = renderEnvelope(envelope, call.common.format ?? earlyFormat(url), { callback: call.common.callback });
   call.envelopeStatus = envelope.status;
   res.status(status).set({ 'content-type': rendered.contentType, ...headers });
+  call.answered?.(status);
   return rendered.body;
 }
 
