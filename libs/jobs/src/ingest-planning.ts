@@ -15,10 +15,17 @@ export function alreadyExistsMessage(filepath: string): string {
   return `${filepath}: This file already exists in the image collection.`;
 }
 
-/** An image of an add, prepared and stored as blobs, waiting for the transaction that makes it part of the collection. */
+/**
+ * An image of an add, prepared, waiting for its commit: the blobs are written then, just before the transaction, so a
+ * call that fails before an image's turn leaves nothing of it behind (see IngestService).
+ */
 export interface ReadyImage {
-  /** Its row, blob keys set: both blobs are written. */
+  /** Its row, with the blob keys its commit writes. */
   row: NewImage;
+  /** The stored normalised JPEG. */
+  normalizedJpeg: Uint8Array;
+  /** The uploaded bytes when planned in this process; a plan from another process leaves them in the staged upload. */
+  original?: Uint8Array;
   features: { count: number; data: Buffer };
   /** The service hooks' analyses, in the order of `hooks(payload.service)`. */
   analyses: unknown[];
@@ -31,7 +38,7 @@ export type ItemPlan = { outcome: string | null } | { ready: ReadyImage };
 
 /**
  * Everything of an added image before its commit: whether it is answered already, else decoded, normalised,
- * fingerprinted, analysed by the service's hooks and its blobs written. Local (this process's compute threads) or on
+ * fingerprinted and analysed by the service's hooks. Local (this process's compute threads) or on
  * any worker of the fleet (`QueuedItemPlanner`); either way the commit stays with the account's ingest job.
  */
 export interface ItemPlanner {
@@ -90,14 +97,7 @@ export class LocalItemPlanner implements ItemPlanner {
       if (error instanceof ImageInputError) return { outcome: `${item.filepath}: ${error.message}` };
       throw error;
     }
-    // Written last, once nothing about the image can refuse it: from here on the item ends with its row, or its
-    // ingest forgets these keys.
-    const writeWatch = new Stopwatch().start();
-    const keys = ingestBlobKeys(payload, item);
-    const normalizedJpeg = Buffer.from(image.normalizedJpeg.buffer, image.normalizedJpeg.byteOffset, image.normalizedJpeg.byteLength);
-    await Promise.all([this.blobs.put(keys.original, data), this.blobs.put(keys.normalized, normalizedJpeg)]);
-    seconds.add += writeWatch.stop();
-    return { ready: { ...storedForm(item, image, keys), analyses, seconds } };
+    return { ready: { ...storedForm(item, image, ingestBlobKeys(payload, item)), normalizedJpeg: image.normalizedJpeg, original: data, analyses, seconds } };
   }
 }
 
@@ -148,8 +148,9 @@ export interface EncodedItemPlan {
   plan: string;
 }
 
+/** The uploaded bytes stay behind: the commit reads them from the staged upload rather than through Redis. */
 export function encodeItemPlan(plan: ItemPlan): EncodedItemPlan {
-  return { plan: serialize(plan).toString('base64') };
+  return { plan: serialize('ready' in plan ? { ready: { ...plan.ready, original: undefined } } : plan).toString('base64') };
 }
 
 export function decodeItemPlan(encoded: EncodedItemPlan): ItemPlan {
@@ -167,8 +168,8 @@ export const FLEET_PLAN_PARALLELISM = 10;
 
 /**
  * Plans items on the worker fleet: each image of an add becomes an `ingest_prepare` job that any worker running that
- * kind takes, so one account's bulk add uses the cores of every such worker while its commits stay in its own ingest
- * job, one at a time and in order (INGEST_FAN_OUT). Each job has its own admission group: the one-write-per-account
+ * kind takes, so one account's bulk add uses the cores of every such worker while its commits (blob writes included)
+ * stay in its own ingest job, one at a time and in order (INGEST_FAN_OUT). Each job has its own admission group: the one-write-per-account
  * limit is the ingest job's, and the fleet's WORKER_CONCURRENCY bounds the preparation.
  */
 export class QueuedItemPlanner implements ItemPlanner {

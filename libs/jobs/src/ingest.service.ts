@@ -4,7 +4,7 @@ import { createFifoSemaphore, FifoSemaphore } from '@loupe/queue';
 import type { BlobStore, CollectionRef, ImageRepository, Queryable } from '@loupe/storage';
 import { Compute, IN_THIS_THREAD } from './compute';
 import { IngestItem, IngestPayload, IngestResult } from './contracts';
-import { alreadyExistsMessage, forgetIngestBlobs, ItemPlanner, LocalItemPlanner, ReadyImage } from './ingest-planning';
+import { alreadyExistsMessage, forgetIngestBlobs, ItemPlan, ItemPlanner, LocalItemPlanner, ReadyImage } from './ingest-planning';
 import { prepareConcurrentlyConsumeInOrder } from './in-order';
 import { Stopwatch } from './stopwatch';
 
@@ -79,22 +79,13 @@ export class IngestService {
       seen.add(item.filepath);
       return { item, repeated };
     });
-    /** Items whose blobs were written and that have not ended yet (committed, or their blobs forgotten). */
-    const unsettled = new Set<IngestItem>();
     const turn = this.takeCommitTurn(ref.accountId);
     try {
       await prepareConcurrentlyConsumeInOrder(
         entries,
         this.planner.parallelism,
-        async ({ item, repeated }) => {
-          if (repeated) return { outcome: alreadyExistsMessage(item.filepath) };
-          const plan = await this.planner.plan(payload, item);
-          if ('ready' in plan) unsettled.add(item);
-          return plan;
-        },
+        async ({ item, repeated }): Promise<ItemPlan> => (repeated ? { outcome: alreadyExistsMessage(item.filepath) } : this.planner.plan(payload, item)),
         async ({ item }, plan) => {
-          // From here the item ends here: committed, or its blobs forgotten by `commit`.
-          unsettled.delete(item);
           try {
             let outcome: string | null;
             try {
@@ -117,8 +108,6 @@ export class IngestService {
       );
     } finally {
       turn.done();
-      // Images planned but never committed (the call failed before their turn): nothing points to their blobs.
-      await Promise.all([...unsettled].map((item) => this.forgetUnlessCommitted(ref, payload, item)));
     }
     // Sums of per-image times pick up float noise (0.1 + 0.2); envelopes show microseconds.
     result.time_resize = Math.round(result.time_resize * 1e6) / 1e6;
@@ -145,18 +134,19 @@ export class IngestService {
     };
   }
 
-  /**
-   * Returns null when the image is in the collection afterwards, else the error message; the item's blobs are
-   * forgotten whenever its row is not committed.
-   */
+  /** Returns null when the image is in the collection afterwards, else the error message. */
   private async commit(ref: CollectionRef, payload: IngestPayload, item: IngestItem, ready: ReadyImage, timing: IngestResult): Promise<string | null> {
+    const hooks = this.hooks(payload.service);
+    // A plan made by a worker of another version: committing it would store the image without a service's data.
+    if (hooks.length !== ready.analyses.length) throw new Error(`${item.filepath}: planned with ${ready.analyses.length} service analyses, ${payload.service} has ${hooks.length}.`);
     for (const [stat, value] of Object.entries(ready.seconds.stages)) timing.stage_times[stat] = (timing.stage_times[stat] ?? 0) + value;
     const addWatch = new Stopwatch().start();
-    const hooks = this.hooks(payload.service);
+    const original = ready.original ?? (await this.blobs.get(item.staged_key));
+    if (!original) return `${item.filepath}: The uploaded file could not be read back; please send it again.`;
+    const { blob_key: originalKey, norm_blob_key: normalizedKey } = ready.row;
+    await Promise.all([this.blobs.put(originalKey, toBuffer(original)), this.blobs.put(normalizedKey, toBuffer(ready.normalizedJpeg))]);
     let replaced: string[] = [];
     try {
-      // A plan made by a worker of another version: committing it would store the image without a service's data.
-      if (hooks.length !== ready.analyses.length) throw new Error(`${item.filepath}: planned with ${ready.analyses.length} service analyses, ${payload.service} has ${hooks.length}.`);
       replaced = await this.images.transaction(async (tx) => {
         const old = payload.on_existing === 'replace' ? await this.images.deleteByPaths(ref, [item.filepath], tx) : [];
         const imagePk = await this.images.insert(ref, ready.row, ready.features, tx);
@@ -176,20 +166,14 @@ export class IngestService {
       throw error;
     }
     // A replaced row of another run of this job has the same keys as the new one: those blobs stay.
-    await Promise.all(replaced.filter((key) => key !== ready.row.blob_key && key !== ready.row.norm_blob_key).map((key) => this.blobs.delete(key)));
+    await Promise.all(replaced.filter((key) => key !== originalKey && key !== normalizedKey).map((key) => this.blobs.delete(key)));
     timing.time_add += ready.seconds.add + addWatch.stop();
     timing.time_resize += ready.seconds.resize;
     return null;
   }
 
-  /** Forgets an uncommitted item's blobs, unless another run of this job committed the item meanwhile. */
-  private async forgetUnlessCommitted(ref: CollectionRef, payload: IngestPayload, item: IngestItem): Promise<void> {
-    try {
-      const row = (await this.images.findByPaths(ref, [item.filepath])).get(item.filepath);
-      if (row?.ingest_token !== item.staged_key) await forgetIngestBlobs(this.blobs, payload, item);
-    } catch {
-      // The call is failing already (most likely the database is away); the staging sweeper's age limit is the
-      // backstop for the staged upload, and a retried job writes these same keys again.
-    }
-  }
+}
+
+function toBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
