@@ -9,6 +9,7 @@ export { verifyMatch, DEFAULT_MIN_INLIERS, DEFAULT_MIN_SCORE, MirrorFeaturesMiss
 export { scoreFromInliers, SCORE_INLIER_SCALE } from './match-metrics';
 export { enhancedScore } from './enhanced-score';
 export { confirmDense, confirmDenseFit, confirmWholeImage, overlapsForDense, weakFitOptions, DENSE_CONFIRM_MIN, type ImageEvidence } from './dense-confirm';
+export { confirmSharedDetail } from './shared-detail';
 export { renderOverlay } from './overlay';
 export { rgbToGray } from './rgb';
 export { loadOpenCv } from './opencv';

@@ -56,6 +56,12 @@ export interface MatchResult {
   inliers: number;
   /** 3x3 homography mapping target pixels to query pixels, row-major. */
   transform: number[];
+  /**
+   * Set when the inliers cover under `CONCENTRATED_SPREAD` of the overlap (`inlierSpread`): a detail two different
+   * images share (a mark and a tagline set in one font) makes such fits, so this one is a match only once the collection
+   * image's pixels agree over the whole overlap too (`confirmSharedDetail`).
+   */
+  concentrated?: boolean;
 }
 
 export interface VerifyOptions {

@@ -67,7 +67,8 @@ export async function verifyInRounds<C, L, R>(
  */
 export function verifyStoredFeatures<R>(
   read: (ids: readonly number[]) => Promise<Map<number, Buffer>>,
-  verify: (targets: Buffer[]) => Promise<Array<R | null>>,
+  /** Verifies the features of the candidates `ids` (those of the batch that have features), in their order. */
+  verify: (targets: Buffer[], ids: number[]) => Promise<Array<R | null>>,
   fetched = new Map<number, Buffer>(),
 ): RoundSteps<number, Map<number, Buffer>, R> {
   return {
@@ -78,7 +79,7 @@ export function verifyStoredFeatures<R>(
     },
     verify: async (batch, stored) => {
       const present = batch.filter((id) => (stored.get(id)?.length ?? 0) > 0);
-      const results = await verify(present.map((id) => stored.get(id)!));
+      const results = await verify(present.map((id) => stored.get(id)!), present);
       const resultOf = new Map(present.map((id, i) => [id, results[i]]));
       return batch.map((id) => resultOf.get(id) ?? null);
     },

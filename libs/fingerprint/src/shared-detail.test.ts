@@ -1,0 +1,77 @@
+import sharp from 'sharp';
+import { describe, expect, it } from 'vitest';
+import { extractFeatures } from './features';
+import { cellAgreement, confirmSharedDetail, hueDifference } from './shared-detail';
+import { toGray } from './testing/synthetic-images';
+import * as edit from './testing/edits';
+import type { RgbImage } from './types';
+import { verifyMatch } from './verify';
+
+/**
+ * A logo of one design (the hard-copy benchmark's): a star, a name and a "since" tagline in one font, on a light ground.
+ * Two of them differ in colours and name only.
+ */
+async function logo(hue: number, name: string): Promise<RgbImage> {
+  const [width, height] = [1200, 800];
+  const ink = `hsl(${hue + 150}, 65%, 40%)`;
+  const accent = `hsl(${hue + 40}, 80%, 55%)`;
+  const [cx, cy, s] = [300, 330, 340];
+  const star = Array.from({ length: 10 }, (_, i) => {
+    const r = i % 2 ? s * 0.22 : s / 2;
+    const a = (i / 10) * 6.283 - 1.571;
+    return `${(cx + r * Math.cos(a)).toFixed(1)},${(cy + r * Math.sin(a)).toFixed(1)}`;
+  }).join(' ');
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">
+    <rect width="${width}" height="${height}" fill="hsl(${hue}, 15%, 96%)"/>
+    <polygon points="${star}" fill="${accent}" stroke="${ink}" stroke-width="${s * 0.03}"/>
+    <text x="${cx + s * 0.7}" y="${cy + s * 0.15}" font-family="sans-serif" font-weight="bold" font-size="${s * 0.32}" fill="${ink}">${name}</text>
+    <text x="${cx + s * 0.72}" y="${cy + s * 0.42}" font-family="sans-serif" font-size="${s * 0.12}" fill="${accent}">since 1950</text></svg>`;
+  const { data, info } = await sharp(Buffer.from(svg)).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  return { data: new Uint8Array(data), width: info.width, height: info.height };
+}
+
+const features = (rgb: RgbImage) => extractFeatures(toGray(rgb));
+
+describe('shared details', () => {
+  it('refuses another logo of the same design that verifies on the shared star and tagline, and keeps the copy', async () => {
+    const [own, other] = await Promise.all([logo(200, 'Torbri'), logo(60, 'Mikaka')]);
+    const query = await edit.jpeg(await edit.crop(own, edit.cropBox(own, 0.5, 0.35, 0.45)), 80);
+    const [q, o, t] = await Promise.all([features(query), features(own), features(other)]);
+
+    const shared = await verifyMatch(q, t);
+    // The features alone take the other logo: many inliers, on the star and the tagline only.
+    expect(shared).not.toBeNull();
+    expect(shared!.concentrated).toBe(true);
+    expect(hueDifference(query, other, shared!).degrees).toBeGreaterThan(12);
+    expect(await confirmSharedDetail(query, other, shared!)).toBeNull();
+
+    const copy = await verifyMatch(q, o);
+    expect(copy).not.toBeNull();
+    const confirmed = await confirmSharedDetail(query, own, copy!);
+    expect(confirmed).not.toBeNull();
+    expect(confirmed!.concentrated).toBeUndefined();
+    expect(confirmed!.inliers).toBe(copy!.inliers);
+  });
+
+  it('counts edges of the collection image the query lacks, not edges the query adds', () => {
+    const [w, h] = [96, 96];
+    const mask = new Uint8Array(w * h).fill(1);
+    const edges = new Float32Array(w * h);
+    for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) edges[y * w + x] = (x + y) % 7 === 0 ? 40 : 0;
+    const withBlock = (base: Float32Array) => {
+      const out = Float32Array.from(base);
+      for (let y = 48; y < 96; y++) for (let x = 48; x < 96; x++) out[y * w + x] = (x * 3 + y) % 5 === 0 ? 60 : 0;
+      return out;
+    };
+    // The target has its own structure where the query has other edges: a quarter of the frame unexplained.
+    const contradicted = cellAgreement(edges, withBlock(edges), mask, w, h);
+    expect(contradicted.explained).toBeLessThan(0.8);
+    expect(contradicted.contradicted).toBeGreaterThan(1);
+    // The query has an overlay the target lacks (target flat there): nothing of the target is left unexplained.
+    const flat = Float32Array.from(edges);
+    for (let y = 48; y < 96; y++) for (let x = 48; x < 96; x++) flat[y * w + x] = 0;
+    const overlay = cellAgreement(withBlock(flat), flat, mask, w, h);
+    expect(overlay.explained).toBe(1);
+    expect(overlay.contradicted).toBe(0);
+  });
+});
