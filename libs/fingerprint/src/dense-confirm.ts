@@ -2,6 +2,7 @@ import { enhancedScore } from './enhanced-score';
 import { applyHomography, invert, multiply } from './geometry';
 import { matchMetrics } from './match-metrics';
 import type { Features, MatchResult, RgbImage, VerifyOptions } from './types';
+import { huesDisagree } from './shared-detail';
 import { DEFAULT_MIN_SCORE, verifyMatch } from './verify';
 
 /**
@@ -80,6 +81,12 @@ function isWholeCopyFit(fit: MatchResult): boolean {
  * weaves that correlated at 53-83 (their grids align) differed by 0.24-0.47.
  */
 export const DENSE_MAX_CHROMA_DIFFERENCE = 0.15;
+/**
+ * Largest mean hue difference (degrees) of a dense or whole-image confirmation (`huesDisagree`), looser than a feature
+ * fit's: a fine weave at half size and JPEG q30 keeps its threads' colours only roughly (18°), while a badge of one
+ * design in other colours, which the dense check's gradients and chromaticity accept, differed by 136°.
+ */
+export const DENSE_MAX_HUE = 45;
 /** Samples per side of the query grid the chromaticity is compared on. */
 const CHROMA_GRID = 32;
 /** Pixels darker than this (r+g+b) have no reliable chromaticity and are skipped. */
@@ -130,6 +137,9 @@ export async function confirmDenseFit(query: RgbImage, target: RgbImage, fit: Ma
   // A pattern shares its grid with every pattern of that grid (tiles, weaves), whose gradients then correlate: the
   // colors must agree too.
   if (chromaDifference(query, target, fit, targetScale) > DENSE_MAX_CHROMA_DIFFERENCE) return null;
+  // The chromaticity is dominated by a light, unsaturated ground: badges of one design in other colours pass it, and a
+  // shared design that feature verification refused (`confirmSharedDetail`) would come back here. Their hues differ.
+  if (huesDisagree(query, target, fit, targetScale, DENSE_MAX_HUE)) return null;
   return { ...fit, score: Math.round(DEFAULT_MIN_SCORE * correlation) / 100 };
 }
 

@@ -1,5 +1,7 @@
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
+import { chromaDifference, confirmDenseFit, DENSE_CONFIRM_MIN, DENSE_MAX_CHROMA_DIFFERENCE, weakFitOptions } from './dense-confirm';
+import { enhancedScore } from './enhanced-score';
 import { extractFeatures } from './features';
 import { cellAgreement, confirmSharedDetail, hueDifference } from './shared-detail';
 import { toGray } from './testing/synthetic-images';
@@ -51,6 +53,18 @@ describe('shared details', () => {
     expect(confirmed).not.toBeNull();
     expect(confirmed!.concentrated).toBeUndefined();
     expect(confirmed!.inliers).toBe(copy!.inliers);
+  });
+
+  it('keeps the dense second chance from taking back a shared design in other colours', async () => {
+    const [own, other] = await Promise.all([logo(200, 'Torbri'), logo(60, 'Mikaka')]);
+    const query = await edit.jpeg(await edit.crop(own, edit.cropBox(own, 0.5, 0.35, 0.45)), 80);
+    const [q, t] = await Promise.all([features(query), features(other)]);
+    const weak = await verifyMatch(q, t, weakFitOptions());
+    expect(weak).not.toBeNull();
+    // Gradients and chromaticity alone would confirm it: the star and tagline align, the light ground dominates.
+    expect(await enhancedScore(query, other, weak!)).toBeGreaterThanOrEqual(DENSE_CONFIRM_MIN);
+    expect(chromaDifference(query, other, weak!)).toBeLessThanOrEqual(DENSE_MAX_CHROMA_DIFFERENCE);
+    expect(await confirmDenseFit(query, other, weak!)).toBeNull();
   });
 
   it('counts edges of the collection image the query lacks, not edges the query adds', () => {

@@ -161,6 +161,15 @@ const HUE_MIN_SAMPLES = 40;
 const SHARED_DETAIL_MAX_HUE_FEW = 30;
 const HUE_FEW_SAMPLES = 20;
 /**
+ * Whether the aligned images' mean hues differ by more than `maxDegrees` over at least HUE_MIN_SAMPLES saturated samples,
+ * or by more than SHARED_DETAIL_MAX_HUE_FEW (or `maxDegrees` when larger) over at least HUE_FEW_SAMPLES.
+ */
+export function huesDisagree(query: RgbImage, target: RgbImage, fit: MatchResult, targetScale = 1, maxDegrees = SHARED_DETAIL_MAX_HUE): boolean {
+  const hue = hueDifference(query, target, fit, targetScale);
+  return (hue.samples >= HUE_MIN_SAMPLES && hue.degrees > maxDegrees) || (hue.samples >= HUE_FEW_SAMPLES && hue.degrees > Math.max(maxDegrees, SHARED_DETAIL_MAX_HUE_FEW));
+}
+
+/**
  * A concentrated fit whose collection image has edges of its own that the query does not reproduce: under this share of
  * its edge energy reproduced and over SHARED_DETAIL_MAX_CONTRADICTED grey levels per overlap pixel left unreproduced
  * (the check that does not need colour). Of 162 concentrated fits of copies (families and photos), none was under both:
@@ -180,9 +189,7 @@ export const SHARED_DETAIL_MAX_CONTRADICTED = 2;
  */
 export async function confirmSharedDetail(query: RgbImage, target: RgbImage, fit: MatchResult, targetScale = 1): Promise<MatchResult | null> {
   if (!fit.concentrated) return fit;
-  const hue = hueDifference(query, target, fit, targetScale);
-  if (hue.samples >= HUE_MIN_SAMPLES && hue.degrees > SHARED_DETAIL_MAX_HUE) return null;
-  if (hue.samples >= HUE_FEW_SAMPLES && hue.degrees > SHARED_DETAIL_MAX_HUE_FEW) return null;
+  if (huesDisagree(query, target, fit, targetScale)) return null;
   const detail = await detailEvidence(query, target, fit, targetScale);
   if (detail.explained < SHARED_DETAIL_MIN_EXPLAINED && detail.contradicted > SHARED_DETAIL_MAX_CONTRADICTED) return null;
   const { concentrated: _flag, ...confirmed } = fit;

@@ -6,7 +6,7 @@
  *
  *   npx tsx tools/bench/match/hard-pairs.ts [--split tune|holdout] [--images N] [--family patterns] [--no-dense]
  */
-import { confirmDense, extractFeatures, verifyMatch, type ImageEvidence, type MatchResult } from '@loupe/fingerprint';
+import { confirmDense, confirmSharedDetail, extractFeatures, verifyMatch, type ImageEvidence, type MatchResult } from '@loupe/fingerprint';
 import { grayImageOf, normalizeImage } from '@loupe/imaging';
 import { FAMILY_EDITS, mulberry32 } from './edits';
 import { FAMILIES, familyImages, type FamilyName, type Split } from './families';
@@ -21,9 +21,10 @@ async function features(data: Buffer): Promise<ImageEvidence> {
   return { rgb, features: await extractFeatures(grayImageOf(rgb)) };
 }
 
-/** What a compare answers: feature verification, else the dense second chance. */
+/** What a compare answers: feature verification (a concentrated fit confirmed by pixels), else the dense second chance. */
 async function match(q: ImageEvidence, t: ImageEvidence): Promise<MatchResult | null> {
-  return (await verifyMatch(q.features, t.features)) ?? (DENSE ? await confirmDense(q, t) : null);
+  const verified = await verifyMatch(q.features, t.features);
+  return (verified && (await confirmSharedDetail(q.rgb, t.rgb, verified))) ?? (DENSE ? await confirmDense(q, t) : null);
 }
 const DENSE = !process.argv.includes('--no-dense');
 
