@@ -96,9 +96,7 @@ export class InvertedIndex {
 
   /** Indexes an image's words; re-adding a key replaces its previous words. */
   add(imageKey: number, words: Uint32Array): void {
-    if (this.slotOfKey.has(imageKey)) this.remove(imageKey);
-    const slot = this.claimSlot(imageKey, words.length);
-    for (const [w, tf] of termFrequencies(words)) this.append(w, slot, tf);
+    this.addAll([{ imageKey, words }]);
   }
 
   /**
@@ -327,15 +325,6 @@ export class InvertedIndex {
     this.keyOfSlot[slot] = imageKey;
     this.normOfSlot[slot] = Math.sqrt(Math.max(1, wordCount));
     return slot;
-  }
-
-  private append(word: number, slot: number, tf: number): void {
-    let p = this.postings.get(word);
-    if (!p) {
-      p = emptyPostings(INITIAL_BYTES);
-      this.postings.set(word, p);
-    }
-    appendPosting(p, slot, tf);
   }
 }
 
