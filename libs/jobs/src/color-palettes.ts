@@ -4,7 +4,7 @@ import { ImageInputError, normalizeImage, RgbImage } from '@loupe/imaging';
 import type { BlobStore, CollectionRef, ColorRepository, Queryable, StoredPaletteColor } from '@loupe/storage';
 import type { BackgroundOptions, StagedQueryImage } from './color-contracts';
 import type { IngestHook, IngestHookInput } from './ingest.service';
-import type { IngestPayload } from './contracts';
+import { IngestPayload, unreadableUploadMessage } from './contracts';
 import { Stopwatch } from './stopwatch';
 
 /** Specification 8: the color service's preferred smallest image side; query images are shrunk like stored ones. */
@@ -74,7 +74,7 @@ export async function palettesOfStaged(
     try {
       const data = await blobs.get(image.staged_key);
       if (data === null) {
-        errors.push(`${image.label}: The uploaded file could not be read back; please send it again.`);
+        errors.push(unreadableUploadMessage(image.label));
         continue;
       }
       watches.resize.start();

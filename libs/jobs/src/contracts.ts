@@ -86,6 +86,11 @@ export interface FingerprintResult {
   failed: string[];
 }
 
+/** The answer for an input whose staged upload is gone when its job reads it (`label`: its path or its field). */
+export function unreadableUploadMessage(label: string): string {
+  return `${label}: The uploaded file could not be read back; please send it again.`;
+}
+
 /** Why an image that decoded fine is still not searchable. */
 export const NO_FEATURES_REASON = 'No distinctive features were found in the image.';
 

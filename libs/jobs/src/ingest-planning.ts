@@ -5,7 +5,7 @@ import type { BlobStore, CollectionRef, ImageRepository, NewImage } from '@loupe
 import { deserialize, serialize } from 'node:v8';
 import { collectionBlobPrefix } from './blob-keys';
 import type { Compute } from './compute';
-import { IngestItem, IngestPayload, JobKind, NO_FEATURES_REASON } from './contracts';
+import { IngestItem, IngestPayload, JobKind, NO_FEATURES_REASON, unreadableUploadMessage } from './contracts';
 import { PreparedImage, prepareImageTask } from './image-preparation';
 import type { IngestHookInput, IngestHooks } from './ingest.service';
 import { fanOutGroup } from './shard-sets';
@@ -78,7 +78,7 @@ export class LocalItemPlanner implements ItemPlanner {
     }
 
     const data = await this.blobs.get(item.staged_key);
-    if (data === null) return { outcome: `${item.filepath}: The uploaded file could not be read back; please send it again.` };
+    if (data === null) return { outcome: unreadableUploadMessage(item.filepath) };
 
     const preparation = await this.compute.run(prepareImageTask, { data, preferredSide: payload.preferred_side, cropBorders: payload.crop_borders === true });
     if ('refused' in preparation) return { outcome: `${item.filepath}: ${preparation.refused}` };

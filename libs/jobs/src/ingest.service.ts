@@ -3,7 +3,7 @@ import type { NormalizedImage } from '@loupe/imaging';
 import { createFifoSemaphore, FifoSemaphore } from '@loupe/queue';
 import type { BlobStore, CollectionRef, ImageRepository, Queryable } from '@loupe/storage';
 import { Compute, IN_THIS_THREAD } from './compute';
-import { IngestItem, IngestPayload, IngestResult } from './contracts';
+import { IngestItem, IngestPayload, IngestResult, unreadableUploadMessage } from './contracts';
 import { alreadyExistsMessage, forgetIngestBlobs, ItemPlan, ItemPlanner, LocalItemPlanner, ReadyImage } from './ingest-planning';
 import { prepareConcurrentlyConsumeInOrder } from './in-order';
 import { Stopwatch } from './stopwatch';
@@ -142,7 +142,7 @@ export class IngestService {
     for (const [stat, value] of Object.entries(ready.seconds.stages)) timing.stage_times[stat] = (timing.stage_times[stat] ?? 0) + value;
     const addWatch = new Stopwatch().start();
     const original = ready.original ?? (await this.blobs.get(item.staged_key));
-    if (!original) return `${item.filepath}: The uploaded file could not be read back; please send it again.`;
+    if (!original) return unreadableUploadMessage(item.filepath);
     const { blob_key: originalKey, norm_blob_key: normalizedKey } = ready.row;
     await Promise.all([this.blobs.put(originalKey, toBuffer(original)), this.blobs.put(normalizedKey, toBuffer(ready.normalizedJpeg))]);
     let replaced: string[] = [];

@@ -1,7 +1,7 @@
 import { DEFAULT_MIN_INLIERS, extractFeatures, Features } from '@loupe/fingerprint';
 import { assessImage, cropImage, decodeToRgb, findContentBox, GrayImage, grayImageOf, ImageInputError, normalizeImage, RgbImage } from '@loupe/imaging';
 import type { BlobStore, CollectionRef, ImageRepository } from '@loupe/storage';
-import { InputRefusedError, QuerySource } from '../contracts';
+import { InputRefusedError, QuerySource, unreadableUploadMessage } from '../contracts';
 import { Stopwatch } from '../stopwatch';
 
 export interface LoadedQuery {
@@ -44,7 +44,7 @@ export class QueryLoader {
 
   private async fromStaged(source: { staged_key: string; label: string }, options: LoadOptions, watch: Stopwatch) {
     const data = await this.blobs.get(source.staged_key);
-    if (data === null) throw new InputRefusedError(`${source.label}: The uploaded file could not be read back; please send it again.`);
+    if (data === null) throw new InputRefusedError(unreadableUploadMessage(source.label));
     watch.start();
     try {
       // Normalising reads and validates the whole file (corrupt, truncated, animated): no separate inspection decode.

@@ -1,5 +1,5 @@
 import type { BlobStore } from '@loupe/storage';
-import { InputRefusedError } from '../contracts';
+import { InputRefusedError, unreadableUploadMessage } from '../contracts';
 import { Stopwatch } from '../stopwatch';
 import type { WineExtractPayload, WineExtractResult, WineLabelMetadata } from './contracts';
 import { loadLabelImage, readableSize, tooSmallToReadMessage } from './label-image';
@@ -47,7 +47,7 @@ export class WineExtractService {
   private async extractOne(image: { staged_key: string; label: string }, payload: WineExtractPayload): Promise<Extracted> {
     const none = { time_resize: 0, time_detect_label: 0, time_extract_text: 0 };
     const data = await this.blobs.get(image.staged_key);
-    if (data === null) return { ...none, error: `${image.label}: The uploaded file could not be read back; please send it again.` };
+    if (data === null) return { ...none, error: unreadableUploadMessage(image.label) };
     const resizeWatch = new Stopwatch().start();
     let img;
     try {

@@ -1,5 +1,5 @@
 import type { BlobStore, CollectionRef, WineLabelRepository } from '@loupe/storage';
-import { InputRefusedError } from '../contracts';
+import { InputRefusedError, unreadableUploadMessage } from '../contracts';
 import type { MatchService } from '../match/match.service';
 import { pathPredicate } from '../match/path-filter';
 import { missingMessage } from '../match/query-loader';
@@ -85,7 +85,7 @@ export class WineSearchService {
       if (!row) throw new InputRefusedError(missingMessage(source.filepath));
       return { metadata: row.metadata, time_resize: 0, time_detect_label: 0, time_extract_text: 0 };
     }
-    if (bytes === null) throw new InputRefusedError(`${source.label}: The uploaded file could not be read back; please send it again.`);
+    if (bytes === null) throw new InputRefusedError(unreadableUploadMessage(source.label));
     const resizeWatch = new Stopwatch().start();
     const img = await loadLabelImage(bytes, source.label, payload.preferred_side);
     resizeWatch.stop();
