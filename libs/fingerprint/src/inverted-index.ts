@@ -7,8 +7,8 @@ const INITIAL_BYTES = 16;
 const GROWTH = 1.5;
 /** Entries (word, slot) `addAll` sorts at once: its packed sort key numbers them in 22 bits. */
 const MAX_PENDING_ENTRIES = 1 << 22;
-/** A varint of a 32-bit gap takes at most 5 bytes. */
-const MAX_VARINT_BYTES = 5;
+/** A posting takes at most 6 bytes: a varint of a 32-bit gap and its flag bit (5), and a term frequency byte. */
+const MAX_POSTING_BYTES = 6;
 /**
  * Removed images whose postings are still in the lists, as a share of all slots, past which the lists are rewritten
  * without them (`compact`). Until then they cost a little memory and count in document frequencies, as deleted
@@ -16,11 +16,15 @@ const MAX_VARINT_BYTES = 5;
  */
 const MAX_DEAD_SHARE = 1 / 8;
 
-/** One word's postings: image slots as varint gaps (slots only grow), and a term frequency byte per posting. */
+/**
+ * One word's postings in one byte array: per posting a varint of (gap to the previous slot × 2 + repeated), where
+ * `repeated` says a term frequency byte follows (the word is more than once in that image); slots only grow. Most
+ * postings are a word found once in its image, so they take no term frequency byte, and one array per list instead of
+ * two halves what a list costs before its first posting (a collection of a few images touches tens of thousands).
+ */
 interface Postings {
-  gaps: Uint8Array;
-  gapBytes: number;
-  tf: Uint8Array;
+  data: Uint8Array;
+  bytes: number;
   count: number;
   lastSlot: number;
 }
@@ -66,10 +70,10 @@ export function mergeVoteStatistics(parts: readonly VoteStatistics[]): VoteStati
  * smooth wallpaper with 200 simply by having more words to share, and push the true but sparse image out of the
  * shortlist.
  *
- * Memory is what decides how many images a replica can search (about 2 bytes per posting here, 10 for plain arrays).
+ * Memory is what decides how many images a replica can search (under 2 bytes per posting here, 10 for plain arrays).
  * Every added image takes the next slot, so each posting list is sorted by construction and stores slots as varint
- * gaps (1-2 bytes), term frequencies in a byte (capped at 255; an image has at most ~1,000 features), and no word list
- * per image. Removing an image only marks its slot dead: its postings stay, skipped by the vote, until dead slots are
+ * gaps (1-2 bytes) with a flag bit, a term frequency byte only where the word is repeated in the image (capped at 255;
+ * an image has at most ~1,000 features), and no word list per image. Removing an image only marks its slot dead: its postings stay, skipped by the vote, until dead slots are
  * an eighth of all, when every list is rewritten without them. Until then N and df(w) still count them (so scores
  * move by the dead share at most); right after `compact` and in an index never removed from, scores are exactly
  * those of the formula over the live images.
@@ -196,20 +200,7 @@ export class InvertedIndex {
       if (!p) continue;
       const df = statistics ? (statistics.documentFrequency.get(w) ?? p.count) : p.count;
       if (df > maxDocumentFrequency) continue;
-      const idf = Math.log(1 + images / df);
-      const { gaps, tf } = p;
-      let at = 0;
-      let slot = -1;
-      for (let i = 0; i < p.count; i++) {
-        let b = gaps[at++];
-        let gap = b & 0x7f;
-        for (let scale = 128; b & 0x80; scale *= 128) {
-          b = gaps[at++];
-          gap += (b & 0x7f) * scale;
-        }
-        slot += gap;
-        votes[slot] += idf * Math.min(tfQuery, tf[i]);
-      }
+      addVotes(p, Math.log(1 + images / df), tfQuery, votes);
     }
     const { dead, normOfSlot } = this;
     for (let slot = 0; slot < n; slot++) {
@@ -228,19 +219,10 @@ export class InvertedIndex {
     let live = 0;
     for (let slot = 0; slot < this.slots; slot++) newSlot[slot] = this.dead[slot] ? -1 : live++;
     for (const [word, p] of this.postings) {
-      const rewritten = emptyPostings(p.gapBytes);
-      let at = 0;
-      let slot = -1;
-      for (let i = 0; i < p.count; i++) {
-        let b = p.gaps[at++];
-        let gap = b & 0x7f;
-        for (let scale = 128; b & 0x80; scale *= 128) {
-          b = p.gaps[at++];
-          gap += (b & 0x7f) * scale;
-        }
-        slot += gap;
-        if (newSlot[slot] >= 0) appendPosting(rewritten, newSlot[slot], p.tf[i]);
-      }
+      const rewritten = emptyPostings(p.bytes);
+      forEachPosting(p, (slot, tf) => {
+        if (newSlot[slot] >= 0) appendPosting(rewritten, newSlot[slot], tf);
+      });
       if (rewritten.count === 0) this.postings.delete(word);
       else this.postings.set(word, trimmed(rewritten));
     }
@@ -271,7 +253,7 @@ export class InvertedIndex {
   /** Bytes held in typed arrays (postings, keys, norms, dead flags): the memory apart from per-object overhead. */
   get typedBytes(): number {
     let bytes = this.keyOfSlot.byteLength + this.normOfSlot.byteLength + this.dead.byteLength;
-    for (const p of this.postings.values()) bytes += p.gaps.byteLength + p.tf.byteLength;
+    for (const p of this.postings.values()) bytes += p.data.byteLength;
     return bytes;
   }
 
@@ -285,9 +267,9 @@ export class InvertedIndex {
     const sections: Uint8Array[] = [asBytes(header), asBytes(this.keyOfSlot.subarray(0, this.slots)), asBytes(this.normOfSlot.subarray(0, this.slots))];
     const directory = new Uint32Array(this.postings.size * 4);
     let i = 0;
-    for (const [word, p] of this.postings) directory.set([word, p.count, p.gapBytes, p.lastSlot], 4 * i++);
+    for (const [word, p] of this.postings) directory.set([word, p.count, p.bytes, p.lastSlot], 4 * i++);
     sections.push(asBytes(directory));
-    for (const p of this.postings.values()) sections.push(p.gaps.subarray(0, p.gapBytes), p.tf.subarray(0, p.count));
+    for (const p of this.postings.values()) sections.push(p.data.subarray(0, p.bytes));
     return sections;
   }
 
@@ -304,10 +286,8 @@ export class InvertedIndex {
     for (let slot = 0; slot < slots; slot++) index.slotOfKey.set(index.keyOfSlot[slot], slot);
     const directory = new Uint32Array((await read(words * 16)).buffer);
     for (let w = 0; w < words; w++) {
-      const [word, count, gapBytes, lastSlot] = directory.subarray(4 * w, 4 * w + 4);
-      const gaps = await read(gapBytes);
-      const tf = await read(count);
-      index.postings.set(word, { gaps, gapBytes, tf, count, lastSlot });
+      const [word, count, bytes, lastSlot] = directory.subarray(4 * w, 4 * w + 4);
+      index.postings.set(word, { data: await read(bytes), bytes, count, lastSlot });
     }
     return index;
   }
@@ -334,28 +314,71 @@ export class InvertedIndex {
  */
 export type SectionReader = (byteLength: number) => Promise<Uint8Array>;
 
-/** "LII1": Loupe Inverted Index, snapshot layout 1. */
-const SNAPSHOT_MAGIC = 0x3149494c;
+/** "LII2": Loupe Inverted Index, snapshot layout 2 (term frequencies inside the postings' bytes). */
+const SNAPSHOT_MAGIC = 0x3249494c;
+
+/**
+ * Adds one word's votes to every image in its list: idf × min(tf in the query, tf in the image). This loop is most of a
+ * large collection's vote (a query reads about 16 postings per image), so the common case, a one-byte posting, takes
+ * its own path, and a word found once in the query does not depend on the image's term frequency.
+ */
+function addVotes(p: Postings, idf: number, tfQuery: number, votes: Float64Array): void {
+  const { data, count } = p;
+  let at = 0;
+  let slot = -1;
+  for (let i = 0; i < count; i++) {
+    let b = data[at++];
+    let value = b;
+    if (b >= 0x80) {
+      value = b & 0x7f;
+      for (let scale = 128; b & 0x80; scale *= 128) {
+        b = data[at++];
+        value += (b & 0x7f) * scale;
+      }
+    }
+    slot += Math.floor(value / 2);
+    if (value % 2 === 0) votes[slot] += idf;
+    else votes[slot] += idf * Math.min(tfQuery, data[at++]);
+  }
+}
+
+/** Calls `visit` with every posting's slot and term frequency, in slot order. */
+function forEachPosting(p: Postings, visit: (slot: number, tf: number) => void): void {
+  const { data, count } = p;
+  let at = 0;
+  let slot = -1;
+  for (let i = 0; i < count; i++) {
+    let b = data[at++];
+    let value = b & 0x7f;
+    for (let scale = 128; b & 0x80; scale *= 128) {
+      b = data[at++];
+      value += (b & 0x7f) * scale;
+    }
+    slot += Math.floor(value / 2);
+    visit(slot, value % 2 === 0 ? 1 : data[at++]);
+  }
+}
 
 function emptyPostings(bytes: number): Postings {
-  return { gaps: new Uint8Array(Math.max(INITIAL_BYTES, bytes)), gapBytes: 0, tf: new Uint8Array(INITIAL_BYTES), count: 0, lastSlot: -1 };
+  return { data: new Uint8Array(Math.max(INITIAL_BYTES, bytes)), bytes: 0, count: 0, lastSlot: -1 };
 }
 
 function appendPosting(p: Postings, slot: number, tf: number): void {
-  if (p.gapBytes + MAX_VARINT_BYTES > p.gaps.length) p.gaps = grown(p.gaps, Math.max(Math.ceil(p.gaps.length * GROWTH), p.gapBytes + MAX_VARINT_BYTES));
-  if (p.count === p.tf.length) p.tf = grown(p.tf, Math.ceil(p.tf.length * GROWTH));
-  let gap = slot - p.lastSlot;
-  while (gap >= 0x80) {
-    p.gaps[p.gapBytes++] = (gap & 0x7f) | 0x80;
-    gap = Math.floor(gap / 128);
+  if (p.bytes + MAX_POSTING_BYTES > p.data.length) p.data = grown(p.data, Math.max(Math.ceil(p.data.length * GROWTH), p.bytes + MAX_POSTING_BYTES));
+  const repeated = tf > 1;
+  let value = (slot - p.lastSlot) * 2 + (repeated ? 1 : 0);
+  while (value >= 0x80) {
+    p.data[p.bytes++] = (value & 0x7f) | 0x80;
+    value = Math.floor(value / 128);
   }
-  p.gaps[p.gapBytes++] = gap;
-  p.tf[p.count++] = Math.min(tf, 0xff);
+  p.data[p.bytes++] = value;
+  if (repeated) p.data[p.bytes++] = Math.min(tf, 0xff);
+  p.count++;
   p.lastSlot = slot;
 }
 
 function trimmed(p: Postings): Postings {
-  return { ...p, gaps: p.gaps.slice(0, p.gapBytes), tf: p.tf.slice(0, p.count) };
+  return { ...p, data: p.data.slice(0, p.bytes) };
 }
 
 function grown<T extends Uint8Array | Float64Array>(array: T, length: number): T {

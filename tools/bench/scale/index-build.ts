@@ -11,36 +11,11 @@
  */
 import { InvertedIndex, seededRandom } from '@loupe/fingerprint';
 import { performance } from 'node:perf_hooks';
+import { WORDS_PER_IMAGE, VOCABULARY, zipfWordLists } from './zipf-words';
 
 const images = Number(process.argv[2] ?? 20_000);
 const rounds = Number(process.argv[3] ?? 3);
-const VOCABULARY = 60_055;
-const WORDS_PER_IMAGE = 760;
 const PAGE = 5_000;
-
-function wordLists(): Uint32Array[] {
-  const rand = seededRandom(5);
-  // Inverse CDF of rank^-0.8 over the vocabulary, sampled by bisection on a cumulative table.
-  const cumulative = new Float64Array(VOCABULARY);
-  let sum = 0;
-  for (let r = 0; r < VOCABULARY; r++) cumulative[r] = sum += (r + 1) ** -0.8;
-  const draw = () => {
-    const u = rand() * sum;
-    let lo = 0;
-    let hi = VOCABULARY - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (cumulative[mid] < u) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  };
-  return Array.from({ length: images }, () => {
-    const words = new Set<number>();
-    while (words.size < WORDS_PER_IMAGE) words.add(draw());
-    return Uint32Array.from(words);
-  });
-}
 
 function timed(label: string, build: () => InvertedIndex): number {
   (global as { gc?: () => void }).gc?.();
@@ -53,7 +28,7 @@ function timed(label: string, build: () => InvertedIndex): number {
   return (used.user + used.system) / 1000;
 }
 
-const lists = wordLists();
+const lists = zipfWordLists(images, seededRandom(5));
 console.log(`${images} word lists of ${WORDS_PER_IMAGE} words over ${VOCABULARY}`);
 const cpu = { add: [] as number[], addAll: [] as number[] };
 for (let round = 0; round < rounds; round++) {

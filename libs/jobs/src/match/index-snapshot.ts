@@ -24,7 +24,8 @@ export interface CollectionState {
   seq: number;
 }
 
-const LAYOUT = 1;
+/** 2: postings carry term frequencies in their own bytes (InvertedIndex "LII2"); a layout-1 file is reloaded from rows. */
+const LAYOUT = 2;
 /** Paths are written in groups, so that no single buffer of a million paths is built. */
 const PATHS_PER_GROUP = 50_000;
 
