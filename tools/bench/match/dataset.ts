@@ -156,7 +156,8 @@ export interface DatasetInfo {
 export async function loadDataset(log: (s: string) => void = () => {}): Promise<DatasetInfo> {
   if (existsSync(MANIFEST)) {
     const cached = JSON.parse(await readFile(MANIFEST, 'utf8')) as DatasetInfo & { version: number };
-    if (cached.version === MANIFEST_VERSION && cached.photos.every((p) => existsSync(p.file))) return cached;
+    // An empty set is never reused: it was cached before setup.sh installed the packages.
+    if (cached.version === MANIFEST_VERSION && cached.photos.length > 0 && cached.photos.every((p) => existsSync(p.file))) return cached;
   }
   await mkdir(PHOTO_DIR, { recursive: true });
   const files: Array<{ file: string; family: string }> = [];
