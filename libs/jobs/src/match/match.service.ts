@@ -185,11 +185,17 @@ export class MatchService {
     const fitting = withFeatures.flatMap((imagePk, i) => (fits[i] && overlapsForDense(fits[i]!) ? [{ imagePk, fit: fits[i]! }] : []));
     if (fitting.length === 0) return [];
     const rows = await this.images.findByPaths(ref, fitting.map(({ imagePk }) => paths.get(imagePk)!));
+    // Rows without a stored image (imported word lists only) have nothing to compare densely. The reads and decodes
+    // run at once (sharp decodes off the main thread): on a query with no match they are most of this step.
+    const pixelsOf = await Promise.all(
+      fitting.map(({ imagePk }) => {
+        const normBlobKey = rows.get(paths.get(imagePk)!)?.norm_blob_key;
+        return normBlobKey ? this.storedPixels(normBlobKey) : null;
+      }),
+    );
     const found: Array<{ candidate: number; result: MatchResult }> = [];
-    for (const { imagePk, fit } of fitting) {
-      // Rows without a stored image (imported word lists only) have nothing to compare densely.
-      const normBlobKey = rows.get(paths.get(imagePk)!)?.norm_blob_key;
-      const pixels = normBlobKey ? await this.storedPixels(normBlobKey) : null;
+    for (const [i, { imagePk, fit }] of fitting.entries()) {
+      const pixels = pixelsOf[i];
       if (!pixels) continue;
       const result = await confirmDenseFit(query.rgb, pixels, fit, pixels.scale);
       if (result) found.push({ candidate: imagePk, result });
@@ -218,11 +224,16 @@ export class MatchService {
     const missing = [...candidates.keys()].filter((imagePk) => !fetched.has(imagePk));
     for (const [imagePk, features] of await this.index.features(missing)) fetched.set(imagePk, features);
     const rows = await this.images.findByPaths(ref, [...candidates.keys()].map((imagePk) => paths.get(imagePk)!));
+    const pixelsOf = await Promise.all(
+      [...candidates.keys()].map((imagePk) => {
+        const normBlobKey = rows.get(paths.get(imagePk)!)?.norm_blob_key;
+        return normBlobKey && fetched.get(imagePk)?.length ? this.storedPixels(normBlobKey) : null;
+      }),
+    );
     const found: Array<{ candidate: number; result: MatchResult }> = [];
-    for (const [imagePk, flipped] of candidates) {
-      const row = rows.get(paths.get(imagePk)!);
+    for (const [i, [imagePk, flipped]] of [...candidates].entries()) {
       const features = fetched.get(imagePk);
-      const pixels = row?.norm_blob_key && features?.length ? await this.storedPixels(row.norm_blob_key) : null;
+      const pixels = pixelsOf[i];
       if (!pixels) continue;
       const result = await confirmWholeImage(query, { rgb: pixels, features: deserializeFeatures(features!) }, flipped);
       if (result) found.push({ candidate: imagePk, result });
