@@ -24,8 +24,9 @@
  *     distractor's number when a search verifies one, so verification costs what it would.
  * Held-out photos (the remaining sixth) are never in the collection: their edits measure false positives.
  */
-import { deserializeFeatures, seededRandom, serializeFeatures } from '@loupe/fingerprint';
-import { createWorkerServices, IndexSnapshots, JobKind, MatchIndexCache, stagingKey, type IngestPayload, type IngestResult, type SearchPayload, type SearchResult, type WorkerServices } from '@loupe/jobs';
+import { deserializeFeatures, extractFeatures, searchVocabulary, seededRandom, serializeFeatures } from '@loupe/fingerprint';
+import { cropImage, findContentBox, grayImageOf, normalizeImage } from '@loupe/imaging';
+import { createWorkerServices, IndexSnapshots, JobKind, LocalCollectionIndex, MatchIndexCache, stagingKey, type IngestPayload, type IngestResult, type SearchPayload, type SearchResult, type WorkerServices } from '@loupe/jobs';
 import { loadConfig, openInfrastructure, type Infrastructure } from '@loupe/runtime';
 import { decodeWords, encodeWords, MatchIndexRepository } from '@loupe/storage';
 import { readdirSync, statSync } from 'node:fs';
@@ -126,18 +127,24 @@ async function ingest(b: Bench, items: Array<{ filepath: string; data: Buffer }>
   return { added: result.added.length, ms: performance.now() - started };
 }
 
-async function search(b: Bench, data: Buffer, flip: boolean): Promise<{ result: SearchResult; ms: number }> {
+async function search(b: Bench, data: Buffer, flip: boolean): Promise<{ result: SearchResult; ms: number; cpuMs: number }> {
   const payload: SearchPayload = {
     account_id: b.accountId, account: 'bench', service: SERVICE, query: { staged_key: await stage(b, data), label: 'query.jpg' }, preferred_side: PREFERRED_SIDE,
     options: { min_score: 0, check_horizontal_flip: flip, generate_overlay: false, offset: 0, limit: 10 },
   };
   const started = performance.now();
+  // The process's CPU time (the calling thread and the verification threads): what a search costs whatever the load.
+  const cpu = process.cpuUsage();
+  const cpuMs = () => {
+    const used = process.cpuUsage(cpu);
+    return (used.user + used.system) / 1000;
+  };
   try {
     const result = (await b.services.processors[JobKind.Search](payload, JOB)) as SearchResult;
-    return { result, ms: performance.now() - started };
+    return { result, ms: performance.now() - started, cpuMs: cpuMs() };
   } catch (error) {
     if ((error as { code?: string }).code !== 'INPUT_REFUSED') throw error;
-    return { result: { query_filepath: 'query.jpg', items: [], total_results: 0, total_filtered_results: 0, time_resize: 0, time_search: 0 }, ms: performance.now() - started };
+    return { result: { query_filepath: 'query.jpg', items: [], total_results: 0, total_filtered_results: 0, time_resize: 0, time_search: 0 }, ms: performance.now() - started, cpuMs: cpuMs() };
   }
 }
 
@@ -145,6 +152,23 @@ interface Query {
   edit: Edit;
   filepath: string;
   data: Buffer;
+  /** The query's search words (and its mirror's for flipped edits), as the search computes them; null when refused. */
+  wordLists?: Uint32Array[] | null;
+}
+
+/** A query's word lists the way MatchService does it: normalise, crop borders, grey, ORB, quantise (+ mirror). */
+async function queryWords(q: Query): Promise<Uint32Array[] | null> {
+  if (q.wordLists !== undefined) return q.wordLists;
+  try {
+    const normalized = await normalizeImage(q.data, { preferredSide: PREFERRED_SIDE });
+    const features = await extractFeatures(grayImageOf(cropImage(normalized, findContentBox(normalized))), { includeMirror: q.edit.flip === true });
+    const vocabulary = searchVocabulary();
+    q.wordLists = [vocabulary.quantize(features)];
+    if (q.edit.flip && features.mirrored) q.wordLists.push(vocabulary.quantize(features.mirrored));
+  } catch {
+    q.wordLists = null;
+  }
+  return q.wordLists;
 }
 
 interface SizeReport {
@@ -157,6 +181,12 @@ interface SizeReport {
   fpr: { queries: number; positives: number };
   wrongFirst: number;
   searchMs: number[];
+  searchCpuMs: number[];
+  /** Per search: the query's decode and normalisation (time_resize), and vote + verification (time_search). */
+  decodeMs: number[];
+  voteAndVerifyMs: number[];
+  /** Per query, the vote alone over the loaded index (every word list of the query), outside the search. */
+  voteMs: number[];
   loadFromDatabaseS: number;
   startFromSnapshotS: number;
   /** First search of a fresh processor set: snapshot load, verification threads' start, the search. */
@@ -181,7 +211,7 @@ async function tableBytes(b: Bench): Promise<Record<string, number>> {
  * the snapshot, measuring the memory the second one holds; then a fresh processor set (the one the queries use) starts
  * from the snapshot too and serves a first search, which also starts its verification threads.
  */
-async function measureLoads(b: Bench, warm: Buffer, report: SizeReport): Promise<void> {
+async function measureLoads(b: Bench, warm: Buffer, queries: Query[], report: SizeReport): Promise<void> {
   await rm(b.snapshotDir, { recursive: true, force: true });
   await b.services.close();
   b.services = null as unknown as WorkerServices;
@@ -205,6 +235,14 @@ async function measureLoads(b: Bench, warm: Buffer, report: SizeReport): Promise
     rssPerImage: (after.rss - before.rss) / loaded.index.size,
     rssAfterMB: after.rss / 1e6,
   };
+  const votes = new LocalCollectionIndex(replica);
+  for (const q of queries) {
+    const wordLists = await queryWords(q);
+    if (!wordLists) continue;
+    started = performance.now();
+    await votes.candidates(ref, { wordLists, filters: {} });
+    report.voteMs.push(performance.now() - started);
+  }
   replica = null;
   gc();
   b.services = services(b, true);
@@ -215,8 +253,11 @@ async function measureLoads(b: Bench, warm: Buffer, report: SizeReport): Promise
 
 async function runQueries(b: Bench, queries: Query[], fprQueries: Query[], report: SizeReport): Promise<void> {
   for (const q of queries) {
-    const { result, ms } = await search(b, q.data, q.edit.flip === true);
+    const { result, ms, cpuMs } = await search(b, q.data, q.edit.flip === true);
     report.searchMs.push(ms);
+    report.searchCpuMs.push(cpuMs);
+    report.decodeMs.push(result.time_resize * 1000);
+    report.voteAndVerifyMs.push(result.time_search * 1000);
     report.queries++;
     const first = result.items[0]?.filepath;
     if (first === q.filepath) report.hits++;
@@ -227,8 +268,11 @@ async function runQueries(b: Bench, queries: Query[], fprQueries: Query[], repor
     }
   }
   for (const q of fprQueries) {
-    const { result, ms } = await search(b, q.data, false);
+    const { result, ms, cpuMs } = await search(b, q.data, false);
     report.searchMs.push(ms);
+    report.searchCpuMs.push(cpuMs);
+    report.decodeMs.push(result.time_resize * 1000);
+    report.voteAndVerifyMs.push(result.time_search * 1000);
     report.fpr.queries++;
     if (result.items.length > 0) report.fpr.positives++;
   }
@@ -274,6 +318,9 @@ async function addGenerated(b: Bench, from: number, to: number, vocabulary: stri
   return (to - from) / ((performance.now() - started) / 1000);
 }
 
+const p50p95 = (xs: number[]) => `${Math.round(pct(xs, 50))} / ${Math.round(pct(xs, 95))} ms`;
+const stages = (r: SizeReport) => `CPU ${p50p95(r.searchCpuMs)}; decode ${p50p95(r.decodeMs)}; vote + verification ${p50p95(r.voteAndVerifyMs)}; vote alone ${p50p95(r.voteMs)}`;
+
 function render(reports: SizeReport[], ctx: { photos: number; queried: number; pool: number; heldOut: number; wallMinutes: number; command: string }): string {
   const L: string[] = ['## Million-image collections', ''];
   L.push(`Run: \`${ctx.command}\`, ${os.cpus().length} cores, Node ${process.version}, Postgres + folder blobs, processors from createWorkerServices, ${ctx.wallMinutes.toFixed(0)} min wall (tools/bench/scale/run.ts; the machine was shared with other work during parts of the run).`, '');
@@ -285,6 +332,11 @@ function render(reports: SizeReport[], ctx: { photos: number; queried: number; p
       `| ${r.size.toLocaleString('en')} | ${r.real.toLocaleString('en')} | ${fmtPct(r.hits, r.queries)} (${r.queries}) | ${fmtPct(r.strictHits, r.strictQueries)} | ${r.wrongFirst} | ${fmtPct(r.fpr.positives, r.fpr.queries)} (${r.fpr.queries}) | ${Math.round(pct(r.searchMs, 50))} ms | ${Math.round(pct(r.searchMs, 95))} ms | ${r.loadFromDatabaseS.toFixed(1)} s | ${r.startFromSnapshotS.toFixed(1)} s | ${r.firstSearchS.toFixed(1)} s | ${(r.snapshotBytes / 1e6).toFixed(0)} MB | ${(r.memory.typedAndHeapPerImage / 1024).toFixed(2)} KiB; ${(r.memory.indexArraysPerImage / 1024).toFixed(2)} KiB; ${(r.memory.rssPerImage / 1024).toFixed(2)} KiB | ${(r.memory.rssAfterMB / 1000).toFixed(2)} GB | ${(r.storage.bytesPerImage / 1024).toFixed(1)} KiB; ${(r.storage.realBytesPerImage / 1024).toFixed(1)} KiB | ${r.ingestRate ? `${r.ingestRate.toFixed(1)} img/s` : ''}${r.generatedRate ? `generated rows ${Math.round(r.generatedRate)}/s` : ''} |`,
     );
   }
+  L.push('');
+  L.push('Where a search\'s time goes, p50 / p95 over the same searches (the rest of a search is the query\'s ORB extraction, staging and the processor\'s own work):', '');
+  L.push('| images | search | search, CPU time of the process | query decode + normalisation | vote + verification | vote alone (outside the search) |');
+  L.push('|---|---|---|---|---|---|');
+  for (const r of reports) L.push(`| ${r.size.toLocaleString('en')} | ${p50p95(r.searchMs)} | ${p50p95(r.searchCpuMs)} | ${p50p95(r.decodeMs)} | ${p50p95(r.voteAndVerifyMs)} | ${p50p95(r.voteMs)} |`);
   L.push('');
   L.push(`Recall: ${OPTS.perEdit} queries per edit of the matching benchmark (${EDITS.length} edits) at every size, the same queries each time; ★ = its strict edits. "Wrong first" = another image ranked first. FPR: ${OPTS.fpr} held-out photos × ${FPR_EDITS.length} edits, any result counts. Search = the search processor call (query decode, ORB, vote, verification). Memory: heap + array buffers (and RSS) grown by loading the index from its snapshot into a new cache, per image. "First search of a new process" = a fresh processor set's first search: the snapshot load, the start of its verification threads and the search. Storage: Postgres total relation size of images, image_words, image_features and index_log, per image; the generated rows store no features, so "really ingested rows" (${reports[0]?.storage.tables ?? ''}) is the per-image figure of a real collection.`);
   return L.join('\n') + '\n';
@@ -362,7 +414,7 @@ async function main(): Promise<void> {
       if (Math.floor(real / 500) !== Math.floor((real - items.length) / 500)) log(`  ingested ${real} (${(real / (ingestMs / 1000)).toFixed(1)} images/s)`);
     }
     const report: SizeReport = {
-      size, real, hits: 0, queries: 0, strictHits: 0, strictQueries: 0, fpr: { queries: 0, positives: 0 }, wrongFirst: 0, searchMs: [],
+      size, real, hits: 0, queries: 0, strictHits: 0, strictQueries: 0, fpr: { queries: 0, positives: 0 }, wrongFirst: 0, searchMs: [], searchCpuMs: [], decodeMs: [], voteAndVerifyMs: [], voteMs: [],
       loadFromDatabaseS: 0, startFromSnapshotS: 0, firstSearchS: 0, snapshotBytes: 0, memory: { typedAndHeapPerImage: 0, indexArraysPerImage: 0, rssPerImage: 0, rssAfterMB: 0 }, storage: { bytesPerImage: 0, realBytesPerImage: 0, tables: '' },
     };
     if (real > ingestStarted.real) report.ingestRate = (real - ingestStarted.real) / ((ingestMs - ingestStarted.ms) / 1000);
@@ -378,10 +430,10 @@ async function main(): Promise<void> {
     if (generated === 0) report.storage.realBytesPerImage = total / size;
     else report.storage.realBytesPerImage = reports.find((r) => r.storage.realBytesPerImage > 0 && r.size <= OPTS.real)?.storage.realBytesPerImage ?? 0;
     log(`size ${size}: loading the index (${report.storage.tables})`);
-    await measureLoads(b, queries[0].data, report);
+    await measureLoads(b, queries[0].data, [...queries, ...fprQueries], report);
     log(`  load from rows ${report.loadFromDatabaseS.toFixed(1)} s, from snapshot ${report.startFromSnapshotS.toFixed(1)} s, first search ${report.firstSearchS.toFixed(1)} s (${(report.snapshotBytes / 1e6).toFixed(0)} MB), ${(report.memory.typedAndHeapPerImage / 1024).toFixed(2)} KiB/image (arrays ${(report.memory.indexArraysPerImage / 1024).toFixed(2)} KiB, RSS ${(report.memory.rssAfterMB / 1000).toFixed(2)} GB)`);
     await runQueries(b, queries, fprQueries, report);
-    log(`  recall@1 ${fmtPct(report.hits, report.queries)}, wrong first ${report.wrongFirst}, FPR ${fmtPct(report.fpr.positives, report.fpr.queries)}, p50 ${Math.round(pct(report.searchMs, 50))} ms, p95 ${Math.round(pct(report.searchMs, 95))} ms`);
+    log(`  recall@1 ${fmtPct(report.hits, report.queries)}, wrong first ${report.wrongFirst}, FPR ${fmtPct(report.fpr.positives, report.fpr.queries)}, p50 ${Math.round(pct(report.searchMs, 50))} ms, p95 ${Math.round(pct(report.searchMs, 95))} ms (${stages(report)})`);
     reports.push(report);
   }
   const section = render(reports, {
