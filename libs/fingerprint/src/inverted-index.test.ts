@@ -208,7 +208,9 @@ describe('inverted index', () => {
     expect(paged.size).toBe(one.size);
     const queries = [pages[3][7].words, pages[1][400].words, pages[3][500].words, ...Array.from({ length: 20 }, () => randomWords(rand, 300, 3000))];
     for (const query of queries) expect(paged.candidates(query, 50)).toEqual(one.candidates(query, 50));
-    expect(paged.typedBytes, 'lists of the same lengths and capacities').toBe(one.typedBytes);
+    paged.trim();
+    one.trim();
+    expect(paged.typedBytes, 'lists of the same lengths').toBe(one.typedBytes);
   });
 
   it('takes a page of more words than one sort of addAll holds (4M), in parts', () => {
@@ -220,6 +222,8 @@ describe('inverted index', () => {
     for (const { imageKey, words } of page) one.add(imageKey, words);
     expect(paged.size).toBe(4300);
     for (const query of [page[0].words, page[4299].words]) expect(paged.candidates(query, 10)).toEqual(one.candidates(query, 10));
+    paged.trim();
+    one.trim();
     expect(paged.typedBytes).toBe(one.typedBytes);
   });
 

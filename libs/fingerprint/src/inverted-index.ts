@@ -1,33 +1,15 @@
-/** First capacity (bytes) of a word's posting buffers. */
-const INITIAL_BYTES = 16;
-/**
- * Growth of a posting buffer that is full: by half, not doubled, so a collection that keeps growing after its load
- * holds at most a third more than it uses (a doubling would allow twice).
- */
+import { MAP_ENTRY_BYTES, PostingLists } from './posting-lists';
+
+/** Growth of the per-slot arrays when full: by half, not doubled. */
 const GROWTH = 1.5;
 /** Entries (word, slot) `addAll` sorts at once: its packed sort key numbers them in 22 bits. */
 const MAX_PENDING_ENTRIES = 1 << 22;
-/** A posting takes at most 6 bytes: a varint of a 32-bit gap and its flag bit (5), and a term frequency byte. */
-const MAX_POSTING_BYTES = 6;
 /**
  * Removed images whose postings are still in the lists, as a share of all slots, past which the lists are rewritten
  * without them (`compact`). Until then they cost a little memory and count in document frequencies, as deleted
  * documents do in Lucene until a merge.
  */
 const MAX_DEAD_SHARE = 1 / 8;
-
-/**
- * One word's postings in one byte array: per posting a varint of (gap to the previous slot × 2 + repeated), where
- * `repeated` says a term frequency byte follows (the word is more than once in that image); slots only grow. Most
- * postings are a word found once in its image, so they take no term frequency byte, and one array per list instead of
- * two halves what a list costs before its first posting (a collection of a few images touches tens of thousands).
- */
-interface Postings {
-  data: Uint8Array;
-  bytes: number;
-  count: number;
-  lastSlot: number;
-}
 
 /**
  * Words found in more than this share of a collection's images are left out of the vote (a stop list). On ORB words a
@@ -70,16 +52,17 @@ export function mergeVoteStatistics(parts: readonly VoteStatistics[]): VoteStati
  * smooth wallpaper with 200 simply by having more words to share, and push the true but sparse image out of the
  * shortlist.
  *
- * Memory is what decides how many images a replica can search (under 2 bytes per posting here, 10 for plain arrays).
- * Every added image takes the next slot, so each posting list is sorted by construction and stores slots as varint
- * gaps (1-2 bytes) with a flag bit, a term frequency byte only where the word is repeated in the image (capped at 255;
- * an image has at most ~1,000 features), and no word list per image. Removing an image only marks its slot dead: its postings stay, skipped by the vote, until dead slots are
- * an eighth of all, when every list is rewritten without them. Until then N and df(w) still count them (so scores
- * move by the dead share at most); right after `compact` and in an index never removed from, scores are exactly
- * those of the formula over the live images.
+ * Memory is what decides how many images a replica can search (about 1.1 bytes per posting here, 10 for plain
+ * arrays). Every added image takes the next slot, so each posting list is sorted by construction and stores slots as
+ * varint gaps (1-2 bytes) with a flag bit, a term frequency byte only where the word is repeated in the image (capped
+ * at 255; an image has at most ~1,000 features), and no word list per image; the lists share a few large chunks
+ * (`PostingLists`), so a small collection does not pay for tens of thousands of arrays. Removing an image only marks
+ * its slot dead: its postings stay, skipped by the vote, until dead slots are an eighth of all, when every list is
+ * rewritten without them. Until then N and df(w) still count them (so scores move by the dead share at most); right
+ * after `compact` and in an index never removed from, scores are exactly those of the formula over the live images.
  */
 export class InvertedIndex {
-  private readonly postings = new Map<number, Postings>();
+  private postings = new PostingLists();
   private readonly slotOfKey = new Map<number, number>();
   private keyOfSlot: Float64Array = new Float64Array(64);
   /** sqrt(word count) per slot: the vote normaliser. */
@@ -125,17 +108,16 @@ export class InvertedIndex {
       const order = new Float64Array(entries);
       for (let e = 0; e < entries; e++) order[e] = entryWord[e] * MAX_PENDING_ENTRIES + e;
       order.sort();
-      let list: Postings | undefined;
+      let list = -1;
       let listWord = -1;
       for (let k = 0; k < entries; k++) {
         const e = order[k] % MAX_PENDING_ENTRIES;
         const word = entryWord[e];
         if (word !== listWord) {
           listWord = word;
-          list = this.postings.get(word);
-          if (!list) this.postings.set(word, (list = emptyPostings(INITIAL_BYTES)));
+          list = this.postings.listFor(word);
         }
-        appendPosting(list!, entrySlot[e], entryTf[e]);
+        this.postings.append(list, entrySlot[e], entryTf[e]);
       }
       entries = 0;
     };
@@ -178,8 +160,8 @@ export class InvertedIndex {
   voteStatistics(words: Uint32Array): VoteStatistics {
     const documentFrequency = new Map<number, number>();
     for (const w of new Set(words)) {
-      const p = this.postings.get(w);
-      if (p) documentFrequency.set(w, p.count);
+      const list = this.postings.listOf(w);
+      if (list >= 0) documentFrequency.set(w, this.postings.count(list));
     }
     return { images: this.slots, documentFrequency };
   }
@@ -196,11 +178,11 @@ export class InvertedIndex {
     const images = statistics ? statistics.images : n;
     const maxDocumentFrequency = images >= STOP_LIST_MIN_IMAGES ? stopWordShare * images : Infinity;
     for (const [w, tfQuery] of termFrequencies(words)) {
-      const p = this.postings.get(w);
-      if (!p) continue;
-      const df = statistics ? (statistics.documentFrequency.get(w) ?? p.count) : p.count;
+      const list = this.postings.listOf(w);
+      if (list < 0) continue;
+      const df = statistics ? (statistics.documentFrequency.get(w) ?? this.postings.count(list)) : this.postings.count(list);
       if (df > maxDocumentFrequency) continue;
-      addVotes(p, Math.log(1 + images / df), tfQuery, votes);
+      this.postings.addVotes(list, Math.log(1 + images / df), tfQuery, votes);
     }
     const { dead, normOfSlot } = this;
     for (let slot = 0; slot < n; slot++) {
@@ -218,14 +200,7 @@ export class InvertedIndex {
     const newSlot = new Int32Array(this.slots);
     let live = 0;
     for (let slot = 0; slot < this.slots; slot++) newSlot[slot] = this.dead[slot] ? -1 : live++;
-    for (const [word, p] of this.postings) {
-      const rewritten = emptyPostings(p.bytes);
-      forEachPosting(p, (slot, tf) => {
-        if (newSlot[slot] >= 0) appendPosting(rewritten, newSlot[slot], tf);
-      });
-      if (rewritten.count === 0) this.postings.delete(word);
-      else this.postings.set(word, trimmed(rewritten));
-    }
+    this.postings = this.postings.renumbered(newSlot);
     const keys = new Float64Array(Math.max(64, live));
     const norms = new Float64Array(Math.max(64, live));
     for (let slot = 0; slot < this.slots; slot++) {
@@ -244,17 +219,20 @@ export class InvertedIndex {
 
   /** Gives back the growth slack of every buffer (after a bulk load; later additions grow them again). */
   trim(): void {
-    for (const [word, p] of this.postings) this.postings.set(word, trimmed(p));
+    this.postings.repack();
     this.keyOfSlot = this.keyOfSlot.slice(0, Math.max(1, this.slots));
     this.normOfSlot = this.normOfSlot.slice(0, Math.max(1, this.slots));
     this.dead = this.dead.slice(0, Math.max(1, this.slots));
   }
 
-  /** Bytes held in typed arrays (postings, keys, norms, dead flags): the memory apart from per-object overhead. */
+  /** Bytes held in typed arrays (postings, keys, norms, dead flags). */
   get typedBytes(): number {
-    let bytes = this.keyOfSlot.byteLength + this.normOfSlot.byteLength + this.dead.byteLength;
-    for (const p of this.postings.values()) bytes += p.data.byteLength;
-    return bytes;
+    return this.keyOfSlot.byteLength + this.normOfSlot.byteLength + this.dead.byteLength + this.postings.typedBytes;
+  }
+
+  /** `typedBytes` and the maps (word → list, image key → slot): what the index holds in memory, for cache bounds. */
+  get memoryBytes(): number {
+    return this.typedBytes + this.postings.memoryBytes - this.postings.typedBytes + this.slotOfKey.size * MAP_ENTRY_BYTES;
   }
 
   /**
@@ -264,13 +242,7 @@ export class InvertedIndex {
   toSections(): Uint8Array[] {
     this.compact();
     const header = new Uint32Array([SNAPSHOT_MAGIC, this.slots, this.postings.size]);
-    const sections: Uint8Array[] = [asBytes(header), asBytes(this.keyOfSlot.subarray(0, this.slots)), asBytes(this.normOfSlot.subarray(0, this.slots))];
-    const directory = new Uint32Array(this.postings.size * 4);
-    let i = 0;
-    for (const [word, p] of this.postings) directory.set([word, p.count, p.bytes, p.lastSlot], 4 * i++);
-    sections.push(asBytes(directory));
-    for (const p of this.postings.values()) sections.push(p.data.subarray(0, p.bytes));
-    return sections;
+    return [asBytes(header), asBytes(this.keyOfSlot.subarray(0, this.slots)), asBytes(this.normOfSlot.subarray(0, this.slots)), ...this.postings.toSections()];
   }
 
   /** Rebuilds an index from `toSections`' output, read back in order; the buffers read become the index's arrays. */
@@ -284,11 +256,7 @@ export class InvertedIndex {
     index.dead = new Uint8Array(slots);
     index.slots = slots;
     for (let slot = 0; slot < slots; slot++) index.slotOfKey.set(index.keyOfSlot[slot], slot);
-    const directory = new Uint32Array((await read(words * 16)).buffer);
-    for (let w = 0; w < words; w++) {
-      const [word, count, bytes, lastSlot] = directory.subarray(4 * w, 4 * w + 4);
-      index.postings.set(word, { data: await read(bytes), bytes, count, lastSlot });
-    }
+    index.postings = await PostingLists.fromSections(words, read);
     return index;
   }
 
@@ -316,70 +284,6 @@ export type SectionReader = (byteLength: number) => Promise<Uint8Array>;
 
 /** "LII2": Loupe Inverted Index, snapshot layout 2 (term frequencies inside the postings' bytes). */
 const SNAPSHOT_MAGIC = 0x3249494c;
-
-/**
- * Adds one word's votes to every image in its list: idf × min(tf in the query, tf in the image). This loop is most of a
- * large collection's vote (a query reads about 16 postings per image), so the common case, a one-byte posting, takes
- * its own path, and a word found once in the query does not depend on the image's term frequency.
- */
-function addVotes(p: Postings, idf: number, tfQuery: number, votes: Float64Array): void {
-  const { data, count } = p;
-  let at = 0;
-  let slot = -1;
-  for (let i = 0; i < count; i++) {
-    let b = data[at++];
-    let value = b;
-    if (b >= 0x80) {
-      value = b & 0x7f;
-      for (let scale = 128; b & 0x80; scale *= 128) {
-        b = data[at++];
-        value += (b & 0x7f) * scale;
-      }
-    }
-    slot += Math.floor(value / 2);
-    if (value % 2 === 0) votes[slot] += idf;
-    else votes[slot] += idf * Math.min(tfQuery, data[at++]);
-  }
-}
-
-/** Calls `visit` with every posting's slot and term frequency, in slot order. */
-function forEachPosting(p: Postings, visit: (slot: number, tf: number) => void): void {
-  const { data, count } = p;
-  let at = 0;
-  let slot = -1;
-  for (let i = 0; i < count; i++) {
-    let b = data[at++];
-    let value = b & 0x7f;
-    for (let scale = 128; b & 0x80; scale *= 128) {
-      b = data[at++];
-      value += (b & 0x7f) * scale;
-    }
-    slot += Math.floor(value / 2);
-    visit(slot, value % 2 === 0 ? 1 : data[at++]);
-  }
-}
-
-function emptyPostings(bytes: number): Postings {
-  return { data: new Uint8Array(Math.max(INITIAL_BYTES, bytes)), bytes: 0, count: 0, lastSlot: -1 };
-}
-
-function appendPosting(p: Postings, slot: number, tf: number): void {
-  if (p.bytes + MAX_POSTING_BYTES > p.data.length) p.data = grown(p.data, Math.max(Math.ceil(p.data.length * GROWTH), p.bytes + MAX_POSTING_BYTES));
-  const repeated = tf > 1;
-  let value = (slot - p.lastSlot) * 2 + (repeated ? 1 : 0);
-  while (value >= 0x80) {
-    p.data[p.bytes++] = (value & 0x7f) | 0x80;
-    value = Math.floor(value / 128);
-  }
-  p.data[p.bytes++] = value;
-  if (repeated) p.data[p.bytes++] = Math.min(tf, 0xff);
-  p.count++;
-  p.lastSlot = slot;
-}
-
-function trimmed(p: Postings): Postings {
-  return { ...p, data: p.data.slice(0, p.bytes) };
-}
 
 function grown<T extends Uint8Array | Float64Array>(array: T, length: number): T {
   const next = new (array.constructor as new (n: number) => T)(length);

@@ -31,14 +31,14 @@ interface Cached {
 }
 
 /**
- * Memory of a collection's search structures beyond the posting arrays, per image: its path (a string of ~40
+ * Memory of a collection's search structures beyond its inverted index, per image: its path (a string of ~40
  * characters and its map entry) and its whole-image hash.
  */
-const BYTES_PER_IMAGE_BESIDES_POSTINGS = 150;
+const BYTES_PER_IMAGE_BESIDES_INDEX = 150;
 
 /** What a cached collection holds in memory, for the cache's bound. */
 export function collectionBytes(state: CollectionState): number {
-  return state.index.typedBytes + state.index.size * BYTES_PER_IMAGE_BESIDES_POSTINGS;
+  return state.index.memoryBytes + state.index.size * BYTES_PER_IMAGE_BESIDES_INDEX;
 }
 
 /** How long after a failed snapshot write (a full disk, a read-only folder) the next is tried. */

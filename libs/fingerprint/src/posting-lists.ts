@@ -1,0 +1,350 @@
+/**
+ * Growth of a list's room when it is full: by half, not doubled, so a collection that keeps growing after its load
+ * holds at most a third more than it uses (a doubling would allow twice).
+ */
+const GROWTH = 1.5;
+/** First room (bytes) of a list. */
+const INITIAL_ROOM = 8;
+/** A posting takes at most 6 bytes: a varint of a 32-bit gap and its flag bit (5), and a term frequency byte. */
+export const MAX_POSTING_BYTES = 6;
+/** How lists are laid out in chunks; the defaults suit collections of any size (tests make them small). */
+export interface ChunkSizes {
+  /** Size of the chunks small lists share. */
+  shared: number;
+  /** A list whose room reaches this gets a chunk of its own, freed when it moves. */
+  ownFrom: number;
+  /** Bytes left behind by moved lists, past which (and past the live bytes) every list is repacked. */
+  minWasteToRepack: number;
+}
+
+export const DEFAULT_CHUNK_SIZES: ChunkSizes = { shared: 1 << 18, ownFrom: 1 << 13, minWasteToRepack: 1 << 20 };
+/** Most bytes one chunk of a snapshot load holds (lists are read in groups up to this). */
+const LOAD_CHUNK_BYTES = 1 << 26;
+/** A Map entry (key, value, hash table slot) as V8 lays out number keys and values: what each word and image costs. */
+export const MAP_ENTRY_BYTES = 40;
+/**
+ * Words below this find their list in a flat array (4 bytes per word up to the largest seen: 240 kB for the 60,055
+ * search words, against about 2.4 MB as Map entries); larger word numbers, which no vocabulary of ours gives, in a Map.
+ */
+const FLAT_WORDS = 1 << 20;
+const EMPTY = new Uint8Array(0);
+
+/**
+ * Every word's posting list of one index, in a few large byte arrays instead of one array per list. A list is a run
+ * of bytes in a chunk (`chunkOf`, `offset`, `used` of `room`), with its posting count and last slot beside it in typed
+ * arrays indexed by list number. An index over the 60,055 search words of a small collection touches most words:
+ * with a typed array (and its buffer) per list and a Map entry per word, each cost about 250 bytes before its first
+ * posting, 12-30 MB per collection whatever its size; here a list costs 28 bytes and its word 4.
+ *
+ * A full list moves to a larger run at the end of the current shared chunk (or, once large, to a chunk of its own);
+ * the run it leaves is waste until the lists are repacked, which happens when the waste passes the live bytes.
+ *
+ * Posting layout (per list, slots increasing): a varint of (gap to the previous slot × 2 + repeated), where
+ * `repeated` says a term frequency byte follows (the word is more than once in that image).
+ */
+export class PostingLists {
+  /** List number + 1 per word below FLAT_WORDS (0: none). */
+  private listOfFlatWord = new Int32Array(0);
+  private readonly listOfLargeWord = new Map<number, number>();
+  private wordOf = new Uint32Array(64);
+  private countOf = new Int32Array(64);
+  private usedOf = new Int32Array(64);
+  private roomOf = new Int32Array(64);
+  private lastSlotOf = new Int32Array(64);
+  private chunkOf = new Int32Array(64);
+  private offsetOf = new Int32Array(64);
+  private chunks: Uint8Array[] = [];
+  /** Chunk numbers freed by lists that moved out of their own chunk, for reuse. */
+  private freeChunks: number[] = [];
+  private shared = -1;
+  private sharedFill = 0;
+  private wasted = 0;
+  private liveBytes = 0;
+  private lists = 0;
+  /** Repacks made because moved lists left too much waste (for tests and diagnostics). */
+  repacks = 0;
+  /** Own chunks freed by lists that outgrew them (for tests and diagnostics). */
+  freedChunks = 0;
+
+  constructor(private readonly sizes: ChunkSizes = DEFAULT_CHUNK_SIZES) {}
+
+  /** Lists (distinct words) held. */
+  get size(): number {
+    return this.lists;
+  }
+
+  /** The list of `word`, or -1. */
+  listOf(word: number): number {
+    if (word < FLAT_WORDS) return word < this.listOfFlatWord.length ? this.listOfFlatWord[word] - 1 : -1;
+    return this.listOfLargeWord.get(word) ?? -1;
+  }
+
+  /** Postings in list `list` (the word's document frequency, dead slots included). */
+  count(list: number): number {
+    return this.countOf[list];
+  }
+
+  /** The list of `word`, created empty when it has none. */
+  listFor(word: number): number {
+    const existing = this.listOf(word);
+    if (existing >= 0) return existing;
+    const list = this.lists++;
+    if (list === this.wordOf.length) this.growLists(Math.ceil(list * GROWTH));
+    this.setList(word, list);
+    this.wordOf[list] = word;
+    this.countOf[list] = 0;
+    this.usedOf[list] = 0;
+    this.lastSlotOf[list] = -1;
+    this.place(list, INITIAL_ROOM);
+    return list;
+  }
+
+  /** Appends a posting; slots must grow within a list. */
+  append(list: number, slot: number, tf: number): void {
+    const used = this.usedOf[list];
+    if (used + MAX_POSTING_BYTES > this.roomOf[list]) this.move(list, Math.max(Math.ceil(this.roomOf[list] * GROWTH), used + MAX_POSTING_BYTES));
+    const data = this.chunks[this.chunkOf[list]];
+    let at = this.offsetOf[list] + used;
+    const repeated = tf > 1;
+    let value = (slot - this.lastSlotOf[list]) * 2 + (repeated ? 1 : 0);
+    while (value >= 0x80) {
+      data[at++] = (value & 0x7f) | 0x80;
+      value = Math.floor(value / 128);
+    }
+    data[at++] = value;
+    if (repeated) data[at++] = Math.min(tf, 0xff);
+    const written = at - this.offsetOf[list] - used;
+    this.usedOf[list] = used + written;
+    this.liveBytes += written;
+    this.countOf[list]++;
+    this.lastSlotOf[list] = slot;
+  }
+
+  /**
+   * Adds the list's votes to every image in it: idf × min(tf in the query, tf in the image). This loop is most of a
+   * large collection's vote (a query reads about 16 postings per image), so the common case, a one-byte posting,
+   * takes its own path, and a word found once in the image does not read a term frequency.
+   */
+  addVotes(list: number, idf: number, tfQuery: number, votes: Float64Array): void {
+    const data = this.chunks[this.chunkOf[list]];
+    const count = this.countOf[list];
+    let at = this.offsetOf[list];
+    let slot = -1;
+    for (let i = 0; i < count; i++) {
+      let b = data[at++];
+      let value = b;
+      if (b >= 0x80) {
+        value = b & 0x7f;
+        for (let scale = 128; b & 0x80; scale *= 128) {
+          b = data[at++];
+          value += (b & 0x7f) * scale;
+        }
+      }
+      slot += Math.floor(value / 2);
+      if (value % 2 === 0) votes[slot] += idf;
+      else votes[slot] += idf * Math.min(tfQuery, data[at++]);
+    }
+  }
+
+  /** Calls `visit` with every posting's slot and term frequency, in slot order. */
+  forEachPosting(list: number, visit: (slot: number, tf: number) => void): void {
+    const data = this.chunks[this.chunkOf[list]];
+    const count = this.countOf[list];
+    let at = this.offsetOf[list];
+    let slot = -1;
+    for (let i = 0; i < count; i++) {
+      let b = data[at++];
+      let value = b & 0x7f;
+      for (let scale = 128; b & 0x80; scale *= 128) {
+        b = data[at++];
+        value += (b & 0x7f) * scale;
+      }
+      slot += Math.floor(value / 2);
+      visit(slot, value % 2 === 0 ? 1 : data[at++]);
+    }
+  }
+
+  /**
+   * The same lists with every slot renumbered by `newSlot` (-1 drops the posting), in new chunks, tightly packed;
+   * lists left empty are gone.
+   */
+  renumbered(newSlot: Int32Array): PostingLists {
+    const next = new PostingLists(this.sizes);
+    for (let list = 0; list < this.lists; list++) {
+      let target = -1;
+      this.forEachPosting(list, (slot, tf) => {
+        if (newSlot[slot] < 0) return;
+        if (target < 0) target = next.listFor(this.wordOf[list]);
+        next.append(target, newSlot[slot], tf);
+      });
+    }
+    next.repack(true);
+    return next;
+  }
+
+  /**
+   * Rewrites every list into fresh chunks, without waste: with no room to spare when `tight` (after a bulk load), else
+   * keeping each list's room (when moved lists' waste passes the live bytes).
+   */
+  repack(tight = true): void {
+    let total = 0;
+    for (let list = 0; list < this.lists; list++) total += tight ? this.usedOf[list] : this.roomOf[list];
+    const chunks: Uint8Array[] = [];
+    let chunk = EMPTY;
+    let fill = 0;
+    for (let list = 0; list < this.lists; list++) {
+      const used = this.usedOf[list];
+      const room = tight ? used : this.roomOf[list];
+      if (fill + room > chunk.length) {
+        chunk = new Uint8Array(Math.max(room, Math.min(LOAD_CHUNK_BYTES, total)));
+        chunks.push(chunk);
+        fill = 0;
+      }
+      const from = this.offsetOf[list];
+      chunk.set(this.chunks[this.chunkOf[list]].subarray(from, from + used), fill);
+      this.chunkOf[list] = chunks.length - 1;
+      this.offsetOf[list] = fill;
+      this.roomOf[list] = room;
+      fill += room;
+      total -= room;
+    }
+    this.chunks = chunks;
+    this.freeChunks = [];
+    // What is left of the last chunk is where the next lists to grow move to.
+    this.shared = chunks.length - 1;
+    this.sharedFill = fill;
+    this.wasted = 0;
+    if (tight) {
+      const n = Math.max(1, this.lists);
+      for (const name of ['wordOf', 'countOf', 'usedOf', 'roomOf', 'lastSlotOf', 'chunkOf', 'offsetOf'] as const) {
+        this[name] = this[name].slice(0, n) as never;
+      }
+    }
+  }
+
+  /** Bytes held in typed arrays: postings with their spare room and waste, and the per-list numbers. */
+  get typedBytes(): number {
+    let bytes = this.wordOf.byteLength * 7;
+    for (const chunk of this.chunks) bytes += chunk.byteLength;
+    return bytes;
+  }
+
+  /** `typedBytes` and the word → list map. */
+  get memoryBytes(): number {
+    return this.typedBytes + this.listOfFlatWord.byteLength + this.listOfLargeWord.size * MAP_ENTRY_BYTES;
+  }
+
+  /** The lists as sections: a directory of [word, count, bytes, last slot] per list, then each list's bytes. */
+  toSections(): Uint8Array[] {
+    const directory = new Uint32Array(this.lists * 4);
+    for (let list = 0; list < this.lists; list++) directory.set([this.wordOf[list], this.countOf[list], this.usedOf[list], this.lastSlotOf[list]], 4 * list);
+    const sections: Uint8Array[] = [new Uint8Array(directory.buffer)];
+    for (let list = 0; list < this.lists; list++) {
+      const from = this.offsetOf[list];
+      sections.push(this.chunks[this.chunkOf[list]].subarray(from, from + this.usedOf[list]));
+    }
+    return sections;
+  }
+
+  /** Reads `toSections`' output for `lists` lists; consecutive lists' bytes are read together into shared chunks. */
+  static async fromSections(lists: number, read: (byteLength: number) => Promise<Uint8Array>, sizes = DEFAULT_CHUNK_SIZES): Promise<PostingLists> {
+    const store = new PostingLists(sizes);
+    const directory = new Uint32Array((await read(lists * 16)).buffer);
+    store.growLists(Math.max(1, lists));
+    for (let first = 0; first < lists; ) {
+      let last = first;
+      let bytes = 0;
+      while (last < lists && (last === first || bytes + directory[4 * last + 2] <= LOAD_CHUNK_BYTES)) bytes += directory[4 * last++ + 2];
+      const chunk = await read(bytes);
+      store.chunks.push(chunk);
+      let at = 0;
+      for (let list = first; list < last; list++) {
+        const [word, count, used, lastSlot] = directory.subarray(4 * list, 4 * list + 4);
+        store.setList(word, list);
+        store.wordOf[list] = word;
+        store.countOf[list] = count;
+        store.usedOf[list] = used;
+        store.roomOf[list] = used;
+        store.lastSlotOf[list] = lastSlot | 0;
+        store.chunkOf[list] = store.chunks.length - 1;
+        store.offsetOf[list] = at;
+        at += used;
+        store.liveBytes += used;
+      }
+      first = last;
+    }
+    store.lists = lists;
+    return store;
+  }
+
+  /** Gives `list` a run of `room` bytes (a new list: nothing to copy). */
+  private place(list: number, room: number): void {
+    if (room >= this.sizes.ownFrom) {
+      const chunk = this.freeChunks.pop() ?? this.chunks.length;
+      this.chunks[chunk] = new Uint8Array(room);
+      this.chunkOf[list] = chunk;
+      this.offsetOf[list] = 0;
+    } else {
+      if (this.shared < 0 || this.sharedFill + room > this.chunks[this.shared].length) {
+        this.shared = this.freeChunks.pop() ?? this.chunks.length;
+        this.chunks[this.shared] = new Uint8Array(this.sizes.shared);
+        this.sharedFill = 0;
+      }
+      this.chunkOf[list] = this.shared;
+      this.offsetOf[list] = this.sharedFill;
+      this.sharedFill += room;
+    }
+    this.roomOf[list] = room;
+  }
+
+  /** Moves a full list to a run of `room` bytes, leaving its old run as waste (or freeing its own chunk). */
+  private move(list: number, room: number): void {
+    if (!this.ownsChunk(list)) {
+      const wasted = this.wasted + this.roomOf[list];
+      if (wasted > this.sizes.minWasteToRepack && wasted > this.liveBytes) {
+        this.repack(false);
+        this.repacks++;
+      }
+    }
+    const own = this.ownsChunk(list);
+    const oldChunk = this.chunkOf[list];
+    const oldRoom = this.roomOf[list];
+    const from = this.offsetOf[list];
+    const bytes = this.chunks[oldChunk].subarray(from, from + this.usedOf[list]);
+    this.place(list, room);
+    this.chunks[this.chunkOf[list]].set(bytes, this.offsetOf[list]);
+    if (own) {
+      this.chunks[oldChunk] = EMPTY;
+      this.freeChunks.push(oldChunk);
+      this.freedChunks++;
+    } else {
+      this.wasted += oldRoom;
+    }
+  }
+
+  /** Whether the list is alone in its chunk (a large list's own), which is freed when it moves. */
+  private ownsChunk(list: number): boolean {
+    return this.offsetOf[list] === 0 && this.chunks[this.chunkOf[list]].length === this.roomOf[list];
+  }
+
+  private setList(word: number, list: number): void {
+    if (word >= FLAT_WORDS) {
+      this.listOfLargeWord.set(word, list);
+      return;
+    }
+    if (word >= this.listOfFlatWord.length) {
+      const grown = new Int32Array(Math.min(FLAT_WORDS, Math.max(word + 1, Math.ceil(this.listOfFlatWord.length * GROWTH))));
+      grown.set(this.listOfFlatWord);
+      this.listOfFlatWord = grown;
+    }
+    this.listOfFlatWord[word] = list + 1;
+  }
+
+  private growLists(length: number): void {
+    for (const name of ['wordOf', 'countOf', 'usedOf', 'roomOf', 'lastSlotOf', 'chunkOf', 'offsetOf'] as const) {
+      const next = new (this[name].constructor as new (n: number) => Uint32Array | Int32Array)(length);
+      next.set(this[name]);
+      this[name] = next as never;
+    }
+  }
+}
