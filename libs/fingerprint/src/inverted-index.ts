@@ -177,13 +177,21 @@ export class InvertedIndex {
     const votes = new Float64Array(n);
     const images = statistics ? statistics.images : n;
     const maxDocumentFrequency = images >= STOP_LIST_MIN_IMAGES ? stopWordShare * images : Infinity;
-    for (const [w, tfQuery] of termFrequencies(words)) {
+    const frequencies = termFrequencies(words);
+    const lists = new Int32Array(frequencies.size);
+    const idfs = new Float64Array(frequencies.size);
+    const tfQueries = new Int32Array(frequencies.size);
+    let voting = 0;
+    for (const [w, tfQuery] of frequencies) {
       const list = this.postings.listOf(w);
       if (list < 0) continue;
       const df = statistics ? (statistics.documentFrequency.get(w) ?? this.postings.count(list)) : this.postings.count(list);
       if (df > maxDocumentFrequency) continue;
-      this.postings.addVotes(list, Math.log(1 + images / df), tfQuery, votes);
+      lists[voting] = list;
+      idfs[voting] = Math.log(1 + images / df);
+      tfQueries[voting++] = tfQuery;
     }
+    this.postings.addVotes(lists.subarray(0, voting), idfs.subarray(0, voting), tfQueries.subarray(0, voting), votes);
     const { dead, normOfSlot } = this;
     for (let slot = 0; slot < n; slot++) {
       if (votes[slot] > 0) votes[slot] = dead[slot] ? 0 : votes[slot] / normOfSlot[slot];

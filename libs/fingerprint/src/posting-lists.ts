@@ -28,6 +28,8 @@ export const MAP_ENTRY_BYTES = 40;
  */
 const FLAT_WORDS = 1 << 20;
 const EMPTY = new Uint8Array(0);
+/** Slots whose votes one block of `addVotes` covers: 512 kB of votes, within a core's second-level cache. */
+const VOTE_BLOCK_SLOTS = 1 << 16;
 
 /**
  * Every word's posting list of one index, in a few large byte arrays instead of one array per list. A list is a run
@@ -121,36 +123,71 @@ export class PostingLists {
   }
 
   /**
-   * Adds the list's votes to every image in it: idf × min(tf in the query, tf in the image). This loop is most of a
-   * large collection's vote (a query reads about 16 postings per image), so the common case, a one-byte posting,
-   * takes its own path, and a word found once in the image does not read a term frequency.
+   * Adds the votes of a query's lists to every image in them: idf × min(tf in the query, tf in the image), summed in
+   * the lists' order. This loop is most of a large collection's vote (a query reads about 16 postings per image), and
+   * its cost there is memory, not arithmetic: a million images' votes (8 MB) do not stay in the processor's caches
+   * while each list scatters over them. So the lists are read block by block of VOTE_BLOCK_SLOTS slots, each list
+   * resuming where it stopped, and the block's votes stay cached (on the million-image benchmark's words: p50 132 ->
+   * 95 ms, p95 294 -> 172 ms). Every read is an integer operation: a varint of up to 32 bits is read into an int32
+   * whose bits are the value's (>>> 1 reads them unsigned), so V8 keeps the loop on integers.
    */
-  addVotes(list: number, idf: number, tfQuery: number, votes: Float64Array): void {
-    const data = this.chunks[this.chunkOf[list]];
-    const count = this.countOf[list];
-    let at = this.offsetOf[list];
-    let slot = -1;
-    for (let i = 0; i < count; i++) {
-      // Integer operations only: a varint of up to 32 bits is read into an int32 whose bits are the value's (>>> 1
-      // reads them as unsigned), so V8 keeps every variable an integer (a division or % on doubles cost 3 times more).
-      let b = data[at++];
-      let value = b;
-      if (b & 0x80) {
-        value = b & 0x7f;
-        let shift = 7;
-        do {
-          b = data[at++];
-          value |= (b & 0x7f) << shift;
-          shift += 7;
-        } while (b & 0x80);
+  addVotes(lists: Int32Array, idfs: Float64Array, tfQueries: Int32Array, votes: Float64Array): void {
+    const k = lists.length;
+    const at = new Int32Array(k);
+    const lastSlot = new Int32Array(k).fill(-1);
+    const left = new Int32Array(k);
+    for (let j = 0; j < k; j++) {
+      at[j] = this.offsetOf[lists[j]];
+      left[j] = this.countOf[lists[j]];
+    }
+    for (let end = VOTE_BLOCK_SLOTS, active = k; active > 0; end += VOTE_BLOCK_SLOTS) {
+      active = 0;
+      for (let j = 0; j < k; j++) {
+        let remaining = left[j];
+        if (remaining === 0) continue;
+        const data = this.chunks[this.chunkOf[lists[j]]];
+        const idf = idfs[j];
+        const tfQuery = tfQueries[j];
+        let pos = at[j];
+        let slot = lastSlot[j];
+        while (remaining > 0) {
+          let b = data[pos];
+          let value = b;
+          let next = pos + 1;
+          if (b & 0x80) {
+            value = b & 0x7f;
+            let shift = 7;
+            do {
+              b = data[next++];
+              value |= (b & 0x7f) << shift;
+              shift += 7;
+            } while (b & 0x80);
+          }
+          const posting = slot + (value >>> 1);
+          // Left for the next block, read again there.
+          if (posting >= end) break;
+          slot = posting;
+          remaining--;
+          if ((value & 1) === 0) {
+            votes[slot] += idf;
+            pos = next;
+          } else {
+            votes[slot] += idf * Math.min(tfQuery, data[next]);
+            pos = next + 1;
+          }
+        }
+        at[j] = pos;
+        lastSlot[j] = slot;
+        left[j] = remaining;
+        if (remaining > 0) active++;
       }
-      slot += value >>> 1;
-      if ((value & 1) === 0) votes[slot] += idf;
-      else votes[slot] += idf * Math.min(tfQuery, data[at++]);
     }
   }
 
-  /** Calls `visit` with every posting's slot and term frequency, in slot order. */
+  /**
+   * Calls `visit` with every posting's slot and term frequency, in slot order. (`addVotes` decodes the same way inline,
+   * so that the vote's loop over millions of postings makes no call per posting.)
+   */
   forEachPosting(list: number, visit: (slot: number, tf: number) => void): void {
     const data = this.chunks[this.chunkOf[list]];
     const count = this.countOf[list];
