@@ -1,50 +1,86 @@
 /**
  * How long the vote of one search takes in a collection of N images (`InvertedIndex.candidates`), in one process,
- * without the database or verification: the part of search latency that grows with the collection.
+ * without verification: the part of search latency that grows with the collection.
  *
  *   npx tsx --expose-gc tools/bench/scale/vote.ts [images=1000000] [queries=200]
+ *   npx tsx --expose-gc --max-old-space-size=8000 tools/bench/scale/vote.ts --database postgres://postgres@127.0.0.1:5432/loupe_bench_scale
  *
- * Word lists as in index-build.ts (~760 distinct words per image drawn Zipf-like from the 60,055 search words); a query
- * is a list drawn the same way. Reports postings read per query per image (the real photos read 16.3 with the stop
- * list: docs/benchmarks.md, "Search vocabulary"), vote time p50/p95 (wall and CPU) and the index's memory.
+ * Generated word lists as in index-build.ts (~760 distinct words per image drawn Zipf-like from the 60,055 search
+ * words; a query is a list drawn the same way), or, with --database, the word lists of a collection the million-image
+ * benchmark (run.ts) left in Postgres, queried with the words of its first 100 queried photos. Reports postings read
+ * per query per image (the real photos read 16.3 with the stop list: docs/benchmarks.md, "Search vocabulary"), vote
+ * time p50/p95 (wall and CPU) and the posting arrays per image.
  */
 import { InvertedIndex, seededRandom } from '@loupe/fingerprint';
+import { decodeWords } from '@loupe/storage';
 import { performance } from 'node:perf_hooks';
+import { Client } from 'pg';
 import { zipfWordLists } from './zipf-words';
 
-const images = Number(process.argv[2] ?? 1_000_000);
-const queryCount = Number(process.argv[3] ?? 200);
+const database = process.argv.includes('--database') ? process.argv[process.argv.indexOf('--database') + 1] : undefined;
+const [images, queryCount] = database ? [0, 100] : [Number(process.argv[2] ?? 1_000_000), Number(process.argv[3] ?? 200)];
 const PAGE = 5_000;
 const CANDIDATE_POOL = 200;
 
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
 
-const started = performance.now();
-const index = new InvertedIndex();
-const rand = seededRandom(5);
-for (let at = 0; at < images; at += PAGE) {
-  const page = zipfWordLists(Math.min(PAGE, images - at), rand);
-  index.addAll(page.map((words, i) => ({ imageKey: at + i, words })));
+/** The index and the queries' word lists: generated, or read from a benchmark collection. */
+async function build(index: InvertedIndex): Promise<Uint32Array[]> {
+  if (!database) {
+    const rand = seededRandom(5);
+    for (let at = 0; at < images; at += PAGE) {
+      const page = zipfWordLists(Math.min(PAGE, images - at), rand);
+      index.addAll(page.map((words, i) => ({ imageKey: at + i, words })));
+    }
+    return zipfWordLists(queryCount, seededRandom(77));
+  }
+  const db = new Client({ connectionString: database });
+  await db.connect();
+  const queries: Uint32Array[] = [];
+  try {
+    for (let after = 0; ; ) {
+      const { rows } = await db.query<{ id: string; filepath: string; words: Buffer }>(
+        'SELECT i.id, i.filepath, w.words FROM images i JOIN image_words w ON w.image_pk = i.id WHERE i.id > $1 ORDER BY i.id LIMIT $2',
+        [after, PAGE],
+      );
+      if (rows.length === 0) break;
+      for (const r of rows) if (r.filepath.startsWith('queried/') && queries.length < queryCount) queries.push(decodeWords(r.words));
+      index.addAll(rows.map((r) => ({ imageKey: Number(r.id), words: decodeWords(r.words) })));
+      after = Number(rows[rows.length - 1].id);
+    }
+  } finally {
+    await db.end();
+  }
+  return queries;
 }
-index.trim();
-console.log(`${images} images indexed in ${((performance.now() - started) / 1000).toFixed(1)} s; posting arrays ${(index.typedBytes / images).toFixed(0)} B/image`);
 
-const queries = zipfWordLists(queryCount, seededRandom(77));
-let postings = 0;
-for (const words of queries) {
-  const statistics = index.voteStatistics(words);
-  for (const df of statistics.documentFrequency.values()) if (df <= 0.1 * images || images < 1000) postings += df;
-}
-console.log(`postings read per query per image: ${(postings / queryCount / images).toFixed(1)}`);
+async function main(): Promise<void> {
+  const started = performance.now();
+  const index = new InvertedIndex();
+  const queries = await build(index);
+  index.trim();
+  const n = index.size;
+  console.log(`${n} images indexed in ${((performance.now() - started) / 1000).toFixed(1)} s; posting arrays ${(index.typedBytes / n).toFixed(0)} B/image`);
 
-const wall: number[] = [];
-const cpu: number[] = [];
-for (const words of queries) {
-  const before = process.cpuUsage();
-  const t = performance.now();
-  index.candidates(words, CANDIDATE_POOL);
-  wall.push(performance.now() - t);
-  const used = process.cpuUsage(before);
-  cpu.push((used.user + used.system) / 1000);
+  let postings = 0;
+  for (const words of queries) {
+    for (const df of index.voteStatistics(words).documentFrequency.values()) if (df <= 0.1 * n || n < 1000) postings += df;
+  }
+  console.log(`postings read per query per image: ${(postings / queries.length / n).toFixed(1)}`);
+
+  const wall: number[] = [];
+  const cpu: number[] = [];
+  for (let round = 0; round < 2; round++) {
+    for (const words of queries) {
+      const before = process.cpuUsage();
+      const t = performance.now();
+      index.candidates(words, CANDIDATE_POOL);
+      wall.push(performance.now() - t);
+      const used = process.cpuUsage(before);
+      cpu.push((used.user + used.system) / 1000);
+    }
+  }
+  console.log(`vote: wall p50 ${pct(wall, 50).toFixed(1)} ms, p95 ${pct(wall, 95).toFixed(1)} ms; CPU p50 ${pct(cpu, 50).toFixed(1)} ms, p95 ${pct(cpu, 95).toFixed(1)} ms`);
 }
-console.log(`vote: wall p50 ${pct(wall, 50).toFixed(1)} ms, p95 ${pct(wall, 95).toFixed(1)} ms; CPU p50 ${pct(cpu, 50).toFixed(1)} ms, p95 ${pct(cpu, 95).toFixed(1)} ms`);
+
+void main();
