@@ -102,12 +102,14 @@ export async function bulkAdd(
   service: CollectionService,
   images: readonly SourceImage[],
   onProgress: (counts: ProgressCounts, failures: string[]) => void = () => undefined,
+  /** Compute threads (COMPUTE_THREADS); `computeThreads`' default when undefined. */
+  threads?: number,
 ): Promise<BulkAddResult> {
   const account = await infra.accounts.find(accountName);
   if (!account) throw new Error(`There is no account named "${accountName}".`);
   const ref = { accountId: account.id, service };
   const labelReader = new WineLabelReader();
-  const compute = computeThreads();
+  const compute = computeThreads(threads);
   const ingest = createProcessors(infra, compute, labelReader)[JobKind.Ingest];
   const result: BulkAddResult = { done: 0, total: images.length, added: 0, skipped: 0, failed: 0, errors: [] };
 

@@ -16,7 +16,8 @@ function summary(result: BulkAddResult): string {
 }
 
 /** `add`, `export` and `import`; returns the process exit code (1 when some images failed). */
-export async function runBulkCommand(command: string, args: string[], infra: Infrastructure): Promise<number> {
+/** `threads`: compute threads (COMPUTE_THREADS), the default when undefined. */
+export async function runBulkCommand(command: string, args: string[], infra: Infrastructure, threads?: number): Promise<number> {
   const [account, serviceName, source] = args;
   if (!account || !serviceName || !source) throw new Error(`Missing arguments.\n\n${BULK_USAGE}`);
   const service = readService(serviceName);
@@ -34,8 +35,8 @@ export async function runBulkCommand(command: string, args: string[], infra: Inf
     bar.update(counts);
   };
   const result = command === 'import'
-    ? await importCollection(infra, account, service, source, onProgress)
-    : await bulkAdd(infra, account, service, await readSource(source), onProgress);
+    ? await importCollection(infra, account, service, source, onProgress, threads)
+    : await bulkAdd(infra, account, service, await readSource(source), onProgress, threads);
   bar.finish();
   console.log(summary(result));
   return result.failed > 0 ? 1 : 0;

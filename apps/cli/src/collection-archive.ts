@@ -96,8 +96,9 @@ export async function importCollection(
   service: CollectionService,
   source: string,
   onProgress?: (counts: ProgressCounts, failures: string[]) => void,
+  threads?: number,
 ): Promise<BulkAddResult> {
-  if (!source.endsWith('.tar')) return bulkAdd(infra, accountName, service, await readSourceExport(source), onProgress);
+  if (!source.endsWith('.tar')) return bulkAdd(infra, accountName, service, await readSourceExport(source), onProgress, threads);
   const folder = await mkdtemp(path.join(os.tmpdir(), 'loupe-import-'));
   try {
     const sink = await folderSink(folder);
@@ -106,7 +107,7 @@ export async function importCollection(
       if (entry.name.split('/').some((s) => s === '..' || s === '') || path.isAbsolute(entry.name)) continue;
       await sink.put(entry.name, entry.data);
     }
-    return await bulkAdd(infra, accountName, service, await readSourceExport(folder), onProgress);
+    return await bulkAdd(infra, accountName, service, await readSourceExport(folder), onProgress, threads);
   } finally {
     await rm(folder, { recursive: true, force: true });
   }

@@ -2,7 +2,7 @@ import { API_KEY_PATTERN, generateApiKey } from '@loupe/auth';
 import { computeThreads, JobKind, createProcessors, FingerprintPayload, FingerprintResult, parseManifest, PublicImportService, runImport } from '@loupe/jobs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { ensureAccountUser, Infrastructure, loadConfig, openInfrastructure } from '@loupe/runtime';
+import { AppConfig, ensureAccountUser, Infrastructure, loadConfig, openInfrastructure } from '@loupe/runtime';
 import { BULK_COMMANDS, BULK_USAGE, runBulkCommand } from './bulk-commands';
 
 
@@ -42,7 +42,7 @@ async function requireAccount(infra: Infrastructure, name: string) {
   return account;
 }
 
-async function run(argv: string[], infra: Infrastructure): Promise<void> {
+async function run(argv: string[], infra: Infrastructure, config: AppConfig): Promise<void> {
   const [group, action, ...args] = argv;
   const command = `${group ?? ''} ${action ?? ''}`.trim();
   switch (command) {
@@ -126,7 +126,7 @@ async function run(argv: string[], infra: Infrastructure): Promise<void> {
       const entries = parseManifest(await readFile(manifest, 'utf8'), path.dirname(path.resolve(manifest)));
       // Images are prepared on one compute thread per core; twice as many entries in flight keep the threads busy
       // while others read, look up and commit.
-      const compute = computeThreads();
+      const compute = computeThreads(config.computeThreads);
       const service = new PublicImportService(infra.publicIndex, infra.blobs, undefined, compute.run);
       let lastPrint = 0;
       const result = await runImport(service, entries, {
@@ -143,7 +143,7 @@ async function run(argv: string[], infra: Infrastructure): Promise<void> {
     }
     default:
       if (BULK_COMMANDS.has(group)) {
-        process.exitCode = await runBulkCommand(group, [action, ...args].filter((a) => a !== undefined), infra);
+        process.exitCode = await runBulkCommand(group, [action, ...args].filter((a) => a !== undefined), infra, config.computeThreads);
         return;
       }
       if (group === 'reindex') {
@@ -166,9 +166,10 @@ async function main(): Promise<void> {
     console.log(USAGE);
     return;
   }
-  const infra = await openInfrastructure(loadConfig());
+  const config = loadConfig();
+  const infra = await openInfrastructure(config);
   try {
-    await run(argv, infra);
+    await run(argv, infra, config);
   } finally {
     await infra.close();
   }

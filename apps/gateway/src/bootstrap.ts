@@ -67,7 +67,7 @@ export async function startGateway(config: AppConfig, options: { host?: string }
   if (config.metricsPort !== 0 && config.metricsPort === config.port) {
     throw new Error(`METRICS_PORT: ${config.metricsPort} is also PORT; metrics are served apart from the public port, so give them another.`);
   }
-  const log = createLogger('gateway');
+  const log = createLogger('gateway', config.logLevel);
   const infra = await openInfrastructure(config);
   let closeThrottle: (() => Promise<void>) | undefined;
   let metricsServer: MetricsServer | undefined;

@@ -15,7 +15,7 @@ async function main(): Promise<void> {
   if (!config.redisUrl) {
     throw new Error('REDIS_URL is not set: a separate worker needs Redis. Without it, `npm start` runs the workers in the gateway process.');
   }
-  const log = createLogger('worker');
+  const log = createLogger('worker', config.logLevel);
   const metrics = new Metrics();
   const infra = await openInfrastructure(config);
   // With PUBLIC_SHARD_SETS (COLLECTION_SHARD_SETS), a public (collection) search here fans out one candidate job per
@@ -27,7 +27,7 @@ async function main(): Promise<void> {
   const services = configuredWorkerServices(config, infra, () => fanOut);
   const processors = instrumentProcessors(services.processors, metrics, log);
   const known = Object.keys(processors);
-  const kinds = (process.env.WORKER_QUEUES ?? '').split(',').map((k) => k.trim()).filter(Boolean);
+  const kinds = config.workerQueues;
   const unknown = kinds.filter((k) => !known.includes(k));
   if (unknown.length > 0) {
     await fanOut?.close();
@@ -61,7 +61,7 @@ async function main(): Promise<void> {
   // Listening before taking jobs: a port clash stops the process before it has work to abandon, and /health/live
   // (the shard owners' readiness) answers only once the shards above are loaded.
   const metricsServer = await serveMetrics(metrics, config.metricsPort);
-  const concurrency = Number(process.env.WORKER_CONCURRENCY || 1);
+  const concurrency = config.workerConcurrency;
   const workers = await startBullWorkers({
     redisUrl: config.redisUrl,
     prefix: config.redisPrefix,
@@ -70,7 +70,7 @@ async function main(): Promise<void> {
     concurrency,
     // An image's preparation is CPU work on the compute threads: as many at once as there are threads.
     concurrencyOf: { [JobKind.IngestPrepare]: Math.max(concurrency, services.computeParallelism) },
-    stalledIntervalMs: process.env.WORKER_STALLED_INTERVAL_MS ? Number(process.env.WORKER_STALLED_INTERVAL_MS) : undefined,
+    stalledIntervalMs: config.workerStalledIntervalMs,
   });
   const report = reportTo(log);
   const sweeper = new ExpirySweeper(infra.publicApi, infra.blobs, { overlayTtlHours: config.overlayTtlHours }).start(config.sweepIntervalMinutes, report);

@@ -1,15 +1,12 @@
 import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { computeThreads, computeThreadsFromEnv, IN_THIS_THREAD } from './compute';
+import { computeThreads, defaultComputeThreads, IN_THIS_THREAD } from './compute';
 import { prepareImage, prepareImageTask } from './image-preparation';
 
 describe('compute threads', () => {
-  it('are sized by COMPUTE_THREADS, then by its former name VERIFY_THREADS, else by the cores (at most 4)', () => {
-    expect(computeThreadsFromEnv({ COMPUTE_THREADS: '3', VERIFY_THREADS: '1' })).toBe(3);
-    expect(computeThreadsFromEnv({ VERIFY_THREADS: '0' })).toBe(0);
-    expect(computeThreadsFromEnv({})).toBe(Math.min(4, availableParallelism()));
-    expect(() => computeThreadsFromEnv({ COMPUTE_THREADS: 'two' })).toThrow(/COMPUTE_THREADS must be a whole number/);
-    expect(() => computeThreadsFromEnv({ COMPUTE_THREADS: '-1' })).toThrow(/COMPUTE_THREADS/);
+  it('default to one per core, at most 4', () => {
+    expect(defaultComputeThreads()).toBe(Math.min(4, availableParallelism()));
+    expect(computeThreads().parallelism).toBe(defaultComputeThreads());
   });
 
   it('with none, run in the calling thread one at a time', () => {

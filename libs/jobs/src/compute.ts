@@ -13,23 +13,16 @@ export interface Compute {
 /** Everything in the calling thread, one task at a time: tests, and processes told to use no threads. */
 export const IN_THIS_THREAD: Compute = { run: runInThisThread, verifyAll: verifyInThisThread, parallelism: 1, close: async () => undefined };
 
-/**
- * Threads from COMPUTE_THREADS (VERIFY_THREADS, its former name, is still read): one per core by default, at most 4,
- * since each holds its own OpenCV (~300 MB); 0 keeps the work in the calling thread.
- */
-export function computeThreadsFromEnv(env: NodeJS.ProcessEnv = process.env): number {
-  const configured = env.COMPUTE_THREADS ?? env.VERIFY_THREADS;
-  if (configured === undefined) return Math.min(4, availableParallelism());
-  const size = Number(configured);
-  if (!Number.isInteger(size) || size < 0) throw new Error(`COMPUTE_THREADS must be a whole number of threads (0 for none), got "${configured}".`);
-  return size;
+/** Threads when the configuration names none (COMPUTE_THREADS): one per core, at most 4, as each holds its own OpenCV (~300 MB). */
+export function defaultComputeThreads(): number {
+  return Math.min(4, availableParallelism());
 }
 
 /**
  * A pool of `size` threads, started by the first task, so a process that never adds or searches never
  * pays for it; `size` 0 is IN_THIS_THREAD.
  */
-export function computeThreads(size: number = computeThreadsFromEnv()): Compute {
+export function computeThreads(size: number = defaultComputeThreads()): Compute {
   if (size === 0) return IN_THIS_THREAD;
   let pool: ThreadPool | null = null;
   const started = () => (pool ??= new ThreadPool(size));

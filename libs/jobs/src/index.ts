@@ -4,7 +4,7 @@ export { alreadyExistsMessage } from './ingest.service';
 export { FLEET_PLAN_PARALLELISM } from './ingest-planning';
 export type { IngestHook, IngestHookInput, IngestHooks } from './ingest.service';
 export * from './processors';
-export { computeThreads, computeThreadsFromEnv, IN_THIS_THREAD, type Compute } from './compute';
+export { computeThreads, defaultComputeThreads, IN_THIS_THREAD, type Compute } from './compute';
 export * from './stopwatch';
 export { overlayKey } from './match/overlay-store';
 export { MatchIndexCache, type IndexSnapshotOptions } from './match/index-cache';

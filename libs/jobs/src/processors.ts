@@ -40,6 +40,8 @@ export interface ProcessorDeps {
    * `queue`, `parallelism` of a batch at once; without, on this process's compute threads.
    */
   ingestFanOut?: { queue: () => JobQueue | null; parallelism: number };
+  /** Compute threads (COMPUTE_THREADS); `computeThreads`' default without. */
+  computeThreads?: number;
 }
 
 export interface WorkerServices {
@@ -56,7 +58,7 @@ function indexSnapshotOptions(settings: ProcessorDeps['indexSnapshots']): IndexS
 
 /** Every job kind and the service method that handles it: the one place to read what a worker does. */
 export function createWorkerServices(deps: ProcessorDeps): WorkerServices {
-  const compute = computeThreads();
+  const compute = computeThreads(deps.computeThreads);
   // The wine service's OCR pool (one tesseract worker per core), started by the first label read.
   const labelReader = new WineLabelReader();
   return {

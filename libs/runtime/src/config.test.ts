@@ -18,3 +18,29 @@ describe('HTTP server limits in the configuration', () => {
     expect(() => loadConfig({ HTTP_REQUEST_TIMEOUT_MS: 'soon' })).toThrow(/HTTP_REQUEST_TIMEOUT_MS: "soon" is not a non-negative integer/);
   });
 });
+
+describe('process settings in the configuration', () => {
+  it('reads COMPUTE_THREADS, then its former name VERIFY_THREADS; unset leaves the default to the compute threads', () => {
+    expect(loadConfig({ COMPUTE_THREADS: '3', VERIFY_THREADS: '1' }).computeThreads).toBe(3);
+    expect(loadConfig({ VERIFY_THREADS: '0' }).computeThreads).toBe(0);
+    expect(loadConfig({}).computeThreads).toBeUndefined();
+    expect(() => loadConfig({ COMPUTE_THREADS: 'two' })).toThrow(/COMPUTE_THREADS must be a whole number/);
+    expect(() => loadConfig({ COMPUTE_THREADS: '-1' })).toThrow(/COMPUTE_THREADS/);
+  });
+
+  it('reads the job kinds, concurrency and stalled-job interval of a worker, refusing what is not a count', () => {
+    const config = loadConfig({ WORKER_QUEUES: ' search, compare ,', WORKER_CONCURRENCY: '3', WORKER_STALLED_INTERVAL_MS: '5000' });
+    expect(config.workerQueues).toEqual(['search', 'compare']);
+    expect(config.workerConcurrency).toBe(3);
+    expect(config.workerStalledIntervalMs).toBe(5000);
+    expect(loadConfig({})).toMatchObject({ workerQueues: [], workerConcurrency: 1, workerStalledIntervalMs: undefined });
+    expect(() => loadConfig({ WORKER_CONCURRENCY: '0' })).toThrow('WORKER_CONCURRENCY: must be at least 1.');
+    expect(() => loadConfig({ WORKER_CONCURRENCY: 'many' })).toThrow(/WORKER_CONCURRENCY: "many"/);
+  });
+
+  it('logs at LOG_LEVEL, info by default and nothing under tests', () => {
+    expect(loadConfig({ LOG_LEVEL: 'debug', NODE_ENV: 'test' }).logLevel).toBe('debug');
+    expect(loadConfig({}).logLevel).toBe('info');
+    expect(loadConfig({ NODE_ENV: 'test' }).logLevel).toBe('silent');
+  });
+});

@@ -71,6 +71,19 @@ export interface AppConfig {
    * stay with that job. One account's bulk add then uses the whole fleet. Off by default.
    */
   ingestFanOut: boolean;
+  /**
+   * Threads for image preparation, hook analyses and verification (COMPUTE_THREADS; VERIFY_THREADS, its former name,
+   * is still read); 0 keeps the work in the calling thread. Unset: `computeThreads`' default (one per core, at most 4).
+   */
+  computeThreads?: number;
+  /** A worker process's job kinds (WORKER_QUEUES, comma-separated); empty = every kind. */
+  workerQueues: string[];
+  /** Jobs of each kind a worker process takes at once (WORKER_CONCURRENCY). */
+  workerConcurrency: number;
+  /** How often BullMQ looks for jobs whose worker died (WORKER_STALLED_INTERVAL_MS); BullMQ's own default when unset. */
+  workerStalledIntervalMs?: number;
+  /** pino's level (LOG_LEVEL): info, and silent under tests (NODE_ENV=test). */
+  logLevel: string;
 }
 
 function intFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
@@ -96,6 +109,14 @@ function boolFromEnv(env: NodeJS.ProcessEnv, name: string, fallback: boolean): b
 }
 
 const MB = 1024 * 1024;
+
+function computeThreads(env: NodeJS.ProcessEnv): number | undefined {
+  const configured = env.COMPUTE_THREADS ?? env.VERIFY_THREADS;
+  if (configured === undefined || configured === '') return undefined;
+  const size = Number(configured);
+  if (!Number.isInteger(size) || size < 0) throw new Error(`COMPUTE_THREADS must be a whole number of threads (0 for none), got "${configured}".`);
+  return size;
+}
 
 /**
  * 15 s for headers is ample for any client (they are sent at once); 120 s for the whole request lets a 20 MB upload
@@ -176,5 +197,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     indexSnapshots: indexSnapshots(env, databaseUrl, dataDir),
     indexCacheMaxBytes: env.INDEX_CACHE_MAX_MB ? positiveIntFromEnv(env, 'INDEX_CACHE_MAX_MB', 1) * 1024 * 1024 : undefined,
     ingestFanOut: boolFromEnv(env, 'INGEST_FAN_OUT', false),
+    computeThreads: computeThreads(env),
+    workerQueues: (env.WORKER_QUEUES ?? '').split(',').map((kind) => kind.trim()).filter(Boolean),
+    workerConcurrency: positiveIntFromEnv(env, 'WORKER_CONCURRENCY', 1),
+    workerStalledIntervalMs: env.WORKER_STALLED_INTERVAL_MS ? positiveIntFromEnv(env, 'WORKER_STALLED_INTERVAL_MS', 1) : undefined,
+    logLevel: env.LOG_LEVEL || (env.NODE_ENV === 'test' ? 'silent' : 'info'),
   };
 }

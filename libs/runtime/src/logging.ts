@@ -1,9 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pino, { Logger } from 'pino';
 
-/** JSON logs on stdout (one object per line), level from LOG_LEVEL; silent under tests unless LOG_LEVEL says otherwise. */
-export function createLogger(name: string): Logger {
-  const level = process.env.LOG_LEVEL ?? (process.env.NODE_ENV === 'test' ? 'silent' : 'info');
+/** JSON logs on stdout (one object per line), at `level` (the configuration's LOG_LEVEL). */
+export function createLogger(name: string, level: string): Logger {
   return pino({ name, level, base: { app: name }, timestamp: pino.stdTimeFunctions.isoTime });
 }
 

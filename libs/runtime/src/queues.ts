@@ -35,6 +35,7 @@ export function configuredWorkerServices(config: AppConfig, infra: Infrastructur
     indexSnapshots: config.indexSnapshots,
     indexCacheMaxBytes: config.indexCacheMaxBytes,
     ingestFanOut: config.ingestFanOut ? { queue: fanOut, parallelism: FLEET_PLAN_PARALLELISM } : undefined,
+    computeThreads: config.computeThreads,
   });
 }
 
