@@ -3,7 +3,7 @@ import { parseAccountsSpec } from '@loupe/auth';
 import { ALL_JOB_KINDS } from '@loupe/jobs';
 import { pingRedis } from '@loupe/queue';
 import {
-  AppConfig, createLogger, ensureAccountUser, Infrastructure, Metrics, MetricsServer, openInfrastructure, openQueues, QueueRuntime, serveMetrics,
+  AppConfig, createLogger, ensureAccountUser, Infrastructure, Metrics, MetricsServer, openInfrastructure, openQueues, QueueRuntime, serveMetrics, warnTo,
 } from '@loupe/runtime';
 import { ColorRepository } from '@loupe/storage';
 import { INestApplication } from '@nestjs/common';
@@ -92,7 +92,7 @@ export async function startGateway(config: AppConfig, options: { host?: string }
       color: new ColorOperations(collection, queues.queue, new ImageInputs(infra.blobs, downloads), infra.images, new ColorRepository(infra.db)).table(),
       wine: new WineOperations(collection, queues.queue, new ImageInputs(infra.blobs, downloads), new QueryInputs(infra.blobs, downloads)).table(),
     };
-    const authThrottle = createAuthThrottle(config);
+    const authThrottle = createAuthThrottle(config, warnTo(log));
     closeThrottle = authThrottle.close;
     const auth = new BasicAuthService(infra.accounts, authThrottle.throttle, config.trustProxy);
     publicApi = await createPublicApi(config, infra, queues.queue, (message, error) => log.error({ err: error }, message), {

@@ -1,6 +1,6 @@
 import { COLLECTION_CANDIDATES_KIND, collectionCandidateKinds, ExpirySweeper, JobKind, PUBLIC_CANDIDATES_KIND, publicCandidateKinds, StagingSweeper, startVocabularyMigration } from '@loupe/jobs';
 import { createBullQueue, JobQueue, startBullWorkers } from '@loupe/queue';
-import { configuredWorkerServices, createLogger, fanOutKinds, instrumentProcessors, loadConfig, Metrics, openInfrastructure, reportTo, serveMetrics } from '@loupe/runtime';
+import { configuredWorkerServices, createLogger, fanOutKinds, instrumentProcessors, loadConfig, Metrics, openInfrastructure, reportTo, serveMetrics, warnTo } from '@loupe/runtime';
 
 /** Without snapshots, collections from this size up are loaded at start by their shard owners. */
 const LARGE_COLLECTION_IMAGES = 20_000;
@@ -23,7 +23,8 @@ async function main(): Promise<void> {
   const publicKinds = publicCandidateKinds(config.publicShardSets);
   const collectionKinds = collectionCandidateKinds(config.collectionShardSets);
   const handedKinds = fanOutKinds(config);
-  const fanOut: JobQueue | null = handedKinds.length > 0 ? createBullQueue({ redisUrl: config.redisUrl, prefix: config.redisPrefix, kinds: handedKinds, pickupTimeoutMs: config.queuePickupTimeoutMs }) : null;
+  const fanOut: JobQueue | null =
+    handedKinds.length > 0 ? createBullQueue({ redisUrl: config.redisUrl, prefix: config.redisPrefix, kinds: handedKinds, pickupTimeoutMs: config.queuePickupTimeoutMs, warn: warnTo(log) }) : null;
   const services = configuredWorkerServices(config, infra, () => fanOut);
   const processors = instrumentProcessors(services.processors, metrics, log);
   const known = Object.keys(processors);
@@ -71,6 +72,7 @@ async function main(): Promise<void> {
     // An image's preparation is CPU work on the compute threads: as many at once as there are threads.
     concurrencyOf: { [JobKind.IngestPrepare]: Math.max(concurrency, services.computeParallelism) },
     stalledIntervalMs: config.workerStalledIntervalMs,
+    warn: warnTo(log),
   });
   const report = reportTo(log);
   const sweeper = new ExpirySweeper(infra.publicApi, infra.blobs, { overlayTtlHours: config.overlayTtlHours }).start(config.sweepIntervalMinutes, report);

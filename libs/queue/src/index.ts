@@ -10,4 +10,4 @@ export { createInProcessQueue } from './in-process-queue';
 export { DEFAULT_POLICY } from './policy';
 export type { ConcurrencyClass, QueuePolicy } from './policy';
 export { openDashboardQueues, pingRedis } from './bull/dashboard';
-export { openRedis } from './redis/connection';
+export { openRedis, type QueueWarning } from './redis/connection';

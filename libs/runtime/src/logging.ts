@@ -6,6 +6,11 @@ export function createLogger(name: string, level: string): Logger {
   return pino({ name, level, base: { app: name }, timestamp: pino.stdTimeFunctions.isoTime });
 }
 
+/** A `(message)` callback for trouble a library recovers from by itself (the queue's Redis connections): a warning. */
+export function warnTo(log: Logger): (message: string) => void {
+  return (message) => log.warn(message);
+}
+
 /** A `(message, error?)` callback for background work (sweeps, migrations): a warning with the error, else info. */
 export function reportTo(log: Logger): (message: string, error?: unknown) => void {
   return (message, error) => (error ? log.warn({ err: error instanceof Error ? error.message : String(error) }, message) : log.info(message));

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { AppConfig } from './config';
 import type { Infrastructure } from './infrastructure';
 import type { Metrics } from './metrics';
-import { reportTo } from './logging';
+import { reportTo, warnTo } from './logging';
 import { instrumentProcessors, withRequestIds } from './observability';
 
 export interface QueueRuntime {
@@ -70,11 +70,12 @@ export async function openQueues(config: AppConfig, infra: Infrastructure, obser
       prefix: config.redisPrefix,
       kinds: [...ALL_JOB_KINDS, ...shardCandidateKinds(config)],
       pickupTimeoutMs: config.queuePickupTimeoutMs,
+      warn: warnTo(observe.log),
     }),
   );
   fanOut = queue;
   const workers = config.runWorkers
-    ? await startBullWorkers({ redisUrl: config.redisUrl, prefix: config.redisPrefix, processors, kinds: Object.keys(processors) })
+    ? await startBullWorkers({ redisUrl: config.redisUrl, prefix: config.redisPrefix, processors, kinds: Object.keys(processors), warn: warnTo(observe.log) })
     : null;
   const migration = workers ? migrate() : null;
   return {

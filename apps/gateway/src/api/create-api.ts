@@ -60,7 +60,7 @@ export async function createPublicApi(
       seed,
     );
   }
-  const redis = config.redisUrl ? openRedis(config.redisUrl, 'public api') : null;
+  const redis = config.redisUrl ? openRedis(config.redisUrl, 'public api', (message) => log(message)) : null;
   const prefix = `${config.redisPrefix}:api`;
   const nonces: NonceStore = redis ? new RedisNonceStore(redis, prefix) : new PostgresNonceStore(infra.publicApi);
   const rateLimiter: RateLimiter = redis ? new RedisRateLimiter(redis, prefix) : new PostgresRateLimiter(infra.publicApi);

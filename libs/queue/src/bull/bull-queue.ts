@@ -4,7 +4,7 @@ import type { JobQueue, JobRequest, QueueCounts } from '../contracts';
 import { DEADLINE_REASON, raceSignal, startDeadline } from '../deadline';
 import { JobFailedError, JobTimeoutError, QueueErrorCode } from '../errors';
 import { DEFAULT_POLICY, QueuePolicy } from '../policy';
-import { bullPrefix, DEFAULT_PREFIX, openRedis, redisOptions } from '../redis/connection';
+import { bullPrefix, DEFAULT_PREFIX, openRedis, type QueueWarning, redisOptions, warnOnStderr } from '../redis/connection';
 import { createRedisSemaphore, ReleaseSlot } from '../redis/redis-semaphore';
 import { JobData, JobOutcome, unwrapOutcome } from './job-outcome';
 import { DEFAULT_PICKUP_TIMEOUT_MS, Lane, watchJob } from './job-watch';
@@ -32,23 +32,26 @@ export function createBullQueue(opts: {
   leaseMs?: number;
   /** QUEUE_PICKUP_TIMEOUT_MS: a job no worker takes this long fails and is removed; 0 = wait for ever. */
   pickupTimeoutMs?: number;
+  /** Where connection trouble is reported (the process's logger); standard error by default. */
+  warn?: QueueWarning;
 }): JobQueue {
+  const warn = opts.warn ?? warnOnStderr;
   const pickupTimeoutMs = opts.pickupTimeoutMs ?? DEFAULT_PICKUP_TIMEOUT_MS;
   const prefix = opts.prefix ?? DEFAULT_PREFIX;
   const policy = opts.policy ?? DEFAULT_POLICY;
   const connection = redisOptions(opts.redisUrl);
-  const semaphore = createRedisSemaphore({ redisUrl: opts.redisUrl, prefix, leaseMs: opts.leaseMs });
+  const semaphore = createRedisSemaphore({ redisUrl: opts.redisUrl, prefix, leaseMs: opts.leaseMs, warn });
   const lanes = new Map<string, Lane>();
   // Lock probes of jobs whose worker may have died (see watchJob).
-  const probe = openRedis(opts.redisUrl, 'queue');
+  const probe = openRedis(opts.redisUrl, 'queue', warn);
   for (const kind of opts.kinds) {
     const queue = new Queue<JobData, JobOutcome>(kind, { connection, prefix: bullPrefix(prefix) });
     const events = new QueueEvents(kind, { connection, prefix: bullPrefix(prefix) });
     // Connection errors are retried by ioredis; without listeners an 'error' event would crash the process.
-    queue.on('error', (error) => console.error(`[queue] queue "${kind}": ${error.message}`));
+    queue.on('error', (error) => warn(`[queue] queue "${kind}": ${error.message}`));
     // Every job being awaited adds a 'closing' listener to its queue, so hundreds are normal under load.
     queue.setMaxListeners(0);
-    events.on('error', (error) => console.error(`[queue] events "${kind}": ${error.message}`));
+    events.on('error', (error) => warn(`[queue] events "${kind}": ${error.message}`));
     lanes.set(kind, { queue, events, lockHeld: async (jobId) => (await probe.exists(`${queue.toKey(jobId)}:lock`)) === 1 });
   }
   let closed = false;

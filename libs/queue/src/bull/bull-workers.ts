@@ -1,7 +1,7 @@
 import { Job, Worker } from 'bullmq';
 import type { JobContext, ProcessorMap, WorkerHandle } from '../contracts';
 import { toJobFailedError } from '../errors';
-import { bullPrefix, DEFAULT_PREFIX, redisOptions } from '../redis/connection';
+import { bullPrefix, DEFAULT_PREFIX, type QueueWarning, redisOptions, warnOnStderr } from '../redis/connection';
 import { failed, JobData, JobOutcome, succeeded } from './job-outcome';
 
 /**
@@ -33,7 +33,10 @@ export async function startBullWorkers(opts: {
   /** Kinds that take another number of jobs at once than `concurrency`. */
   concurrencyOf?: Record<string, number>;
   stalledIntervalMs?: number;
+  /** Where connection trouble is reported (the process's logger); standard error by default. */
+  warn?: QueueWarning;
 }): Promise<WorkerHandle> {
+  const warn = opts.warn ?? warnOnStderr;
   const kinds = opts.kinds ?? Object.keys(opts.processors);
   const missing = kinds.filter((kind) => !opts.processors[kind]);
   if (missing.length > 0) throw new Error(`no processor for job kinds: ${missing.join(', ')}`);
@@ -61,7 +64,7 @@ export async function startBullWorkers(opts: {
       },
     );
     // Connection errors are retried by ioredis; without a listener an 'error' event would crash the process.
-    worker.on('error', (error) => console.error(`[queue] worker "${kind}": ${error.message}`));
+    worker.on('error', (error) => warn(`[queue] worker "${kind}": ${error.message}`));
     return worker;
   });
   await Promise.all(workers.map((worker) => worker.waitUntilReady()));

@@ -8,6 +8,14 @@ export function redisOptions(redisUrl: string) {
   return { url: redisUrl, maxRetriesPerRequest: null };
 }
 
+/**
+ * Where the queue library reports trouble it recovers from by itself (a Redis connection retrying, a BullMQ client
+ * error): the process's logger, passed in by its composition root; standard error by default (tests, tools).
+ */
+export type QueueWarning = (message: string) => void;
+
+export const warnOnStderr: QueueWarning = (message) => console.warn(message);
+
 /** How often one connection may report that Redis is unreachable: it retries every few hundred ms while down. */
 const ERROR_REPORT_INTERVAL_MS = 10_000;
 
@@ -16,14 +24,14 @@ const ERROR_REPORT_INTERVAL_MS = 10_000;
  * Redis is down, and without a listener it prints "[ioredis] Unhandled error event" each time. The connection keeps
  * retrying by itself; one line per connection every 10 s says why calls are waiting.
  */
-export function openRedis(redisUrl: string, purpose = 'redis'): Redis {
+export function openRedis(redisUrl: string, purpose = 'redis', warn: QueueWarning = warnOnStderr): Redis {
   const client = new Redis(redisUrl, { maxRetriesPerRequest: null });
   let reportedAt = -Infinity;
   client.on('error', (error: Error) => {
     const now = Date.now();
     if (now - reportedAt < ERROR_REPORT_INTERVAL_MS) return;
     reportedAt = now;
-    console.warn(`[${purpose}] Redis connection: ${error.message}`);
+    warn(`[${purpose}] Redis connection: ${error.message}`);
   });
   return client;
 }

@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import type { QueueCounts } from '../contracts';
 import { JobFailedError, QueueErrorCode } from '../errors';
 import { admissionQueueName, ConcurrencyClass, QueuePolicy } from '../policy';
-import { admissionPrefix, openRedis } from './connection';
+import { admissionPrefix, openRedis, type QueueWarning } from './connection';
 import { ENQUEUE, HEARTBEAT, RELEASE, TRY_ADMIT } from './semaphore-scripts';
 
 /**
@@ -32,6 +32,8 @@ export interface RedisSemaphoreOptions {
   redisUrl: string;
   prefix: string;
   leaseMs?: number;
+  /** Where connection trouble is reported (the process's logger); standard error by default. */
+  warn?: QueueWarning;
 }
 
 /**
@@ -69,8 +71,8 @@ export function createRedisSemaphore(opts: RedisSemaphoreOptions): RedisSemaphor
   const leaseMs = opts.leaseMs ?? DEFAULT_LEASE_MS;
   const prefix = admissionPrefix(opts.prefix);
   const channel = `${prefix}:wake`;
-  const commands = openRedis(opts.redisUrl, 'admission');
-  const subscriber = openRedis(opts.redisUrl, 'admission');
+  const commands = openRedis(opts.redisUrl, 'admission', opts.warn);
+  const subscriber = openRedis(opts.redisUrl, 'admission', opts.warn);
   const scripts = {
     enqueue: defineScript(commands, 'loupeAdmEnqueue', ENQUEUE),
     tryAdmit: defineScript(commands, 'loupeAdmTry', TRY_ADMIT),
