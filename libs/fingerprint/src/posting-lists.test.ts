@@ -84,6 +84,16 @@ describe('posting lists', () => {
     expect(renumbered.size).toBe(expected.size);
   });
 
+  it('keep an index of one image small: chunks sized by what they hold, words in a Map until there are many', () => {
+    const lists = new PostingLists();
+    for (let word = 0; word < 760; word++) lists.append(lists.listFor(word * 79), 0, 1);
+    // 760 one-byte postings: 4 kB chunks, 28 bytes of numbers per list slot and a Map entry per word (a flat table of
+    // the 60,055 words alone would take 240 kB, a first chunk of full size 256 kB).
+    expect(lists.memoryBytes).toBeLessThan(80_000);
+    expect(lists.listOf(79 * 759)).toBe(759);
+    expect(lists.listOf(78)).toBe(-1);
+  });
+
   it('cost a few dozen bytes per list before their postings', () => {
     const lists = new PostingLists();
     for (let word = 0; word < 60_000; word++) lists.append(lists.listFor(word), 0, 1);

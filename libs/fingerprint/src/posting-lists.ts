@@ -23,10 +23,14 @@ const LOAD_CHUNK_BYTES = 1 << 26;
 /** A Map entry (key, value, hash table slot) as V8 lays out number keys and values: what each word and image costs. */
 export const MAP_ENTRY_BYTES = 40;
 /**
- * Words below this find their list in a flat array (4 bytes per word up to the largest seen: 240 kB for the 60,055
- * search words, against about 2.4 MB as Map entries); larger word numbers, which no vocabulary of ours gives, in a Map.
+ * Words below this find their list in a flat array once the index has FLAT_FROM_LISTS lists (4 bytes per word up to
+ * the largest seen: 240 kB for the 60,055 search words, against about 2.4 MB as Map entries); before that, and for
+ * larger word numbers, which no vocabulary of ours gives, in a Map (an index of one image has ~760 lists).
  */
 const FLAT_WORDS = 1 << 20;
+const FLAT_FROM_LISTS = 4096;
+/** Smallest shared chunk: an index's first chunks are sized by what it holds, so a tiny collection stays tiny. */
+const MIN_SHARED_CHUNK_BYTES = 4096;
 const EMPTY = new Uint8Array(0);
 /** Slots whose votes one block of `addVotes` covers: 512 kB of votes (measured at 1M: faster than blocks of 262,144). */
 const VOTE_BLOCK_SLOTS = 1 << 16;
@@ -45,9 +49,11 @@ const VOTE_BLOCK_SLOTS = 1 << 16;
  * `repeated` says a term frequency byte follows (the word is more than once in that image).
  */
 export class PostingLists {
-  /** List number + 1 per word below FLAT_WORDS (0: none). */
+  /** List number + 1 per word below FLAT_WORDS (0: none), once the index has FLAT_FROM_LISTS lists. */
   private listOfFlatWord = new Int32Array(0);
-  private readonly listOfLargeWord = new Map<number, number>();
+  private flat = false;
+  /** Lists of the words not in the flat table. */
+  private readonly listOfMappedWord = new Map<number, number>();
   private wordOf = new Uint32Array(64);
   private countOf = new Int32Array(64);
   private usedOf = new Int32Array(64);
@@ -77,8 +83,8 @@ export class PostingLists {
 
   /** The list of `word`, or -1. */
   listOf(word: number): number {
-    if (word < FLAT_WORDS) return word < this.listOfFlatWord.length ? this.listOfFlatWord[word] - 1 : -1;
-    return this.listOfLargeWord.get(word) ?? -1;
+    if (this.flat && word < FLAT_WORDS) return word < this.listOfFlatWord.length ? this.listOfFlatWord[word] - 1 : -1;
+    return this.listOfMappedWord.get(word) ?? -1;
   }
 
   /** Postings in list `list` (the word's document frequency, dead slots included). */
@@ -272,7 +278,7 @@ export class PostingLists {
 
   /** `typedBytes` and the word → list map. */
   get memoryBytes(): number {
-    return this.typedBytes + this.listOfFlatWord.byteLength + this.listOfLargeWord.size * MAP_ENTRY_BYTES;
+    return this.typedBytes + this.listOfFlatWord.byteLength + this.listOfMappedWord.size * MAP_ENTRY_BYTES;
   }
 
   /** The lists as sections: a directory of [word, count, bytes, last slot] per list, then each list's bytes. */
@@ -328,7 +334,7 @@ export class PostingLists {
     } else {
       if (this.shared < 0 || this.sharedFill + room > this.chunks[this.shared].length) {
         this.shared = this.freeChunks.pop() ?? this.chunks.length;
-        this.chunks[this.shared] = new Uint8Array(this.sizes.shared);
+        this.chunks[this.shared] = new Uint8Array(Math.min(this.sizes.shared, Math.max(MIN_SHARED_CHUNK_BYTES, room, this.liveBytes >> 1)));
         this.sharedFill = 0;
       }
       this.chunkOf[list] = this.shared;
@@ -369,8 +375,16 @@ export class PostingLists {
   }
 
   private setList(word: number, list: number): void {
-    if (word >= FLAT_WORDS) {
-      this.listOfLargeWord.set(word, list);
+    if (!this.flat && list + 1 >= FLAT_FROM_LISTS) {
+      this.flat = true;
+      for (const [mapped, itsList] of this.listOfMappedWord) {
+        if (mapped >= FLAT_WORDS) continue;
+        this.listOfMappedWord.delete(mapped);
+        this.setList(mapped, itsList);
+      }
+    }
+    if (!this.flat || word >= FLAT_WORDS) {
+      this.listOfMappedWord.set(word, list);
       return;
     }
     if (word >= this.listOfFlatWord.length) {
