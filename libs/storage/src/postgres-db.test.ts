@@ -66,6 +66,27 @@ describe.skipIf(!baseUrl)('Postgres', () => {
     expect(rows).toEqual([{ n: 5 }]);
   });
 
+  it('survives a connection cut in the middle of a transaction: the call fails, the process lives, the pool goes on', async () => {
+    // A checked-out client whose socket closes emits 'error'; with no listener that is an uncaught exception that kills
+    // the process (a worker died this way when Postgres was stopped during an add, in the fault suite).
+    const outcome = db.transaction(async (tx) => {
+      const { rows } = await tx.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      const killer = new Client({ connectionString: testDb.url });
+      await killer.connect();
+      try {
+        await killer.query('SELECT pg_terminate_backend($1)', [rows[0]!.pid]);
+      } finally {
+        await killer.end();
+      }
+      await tx.query('SELECT pg_sleep(2)');
+    });
+    await expect(outcome).rejects.toThrow();
+    // Give the closed socket's events time to arrive after the rejection.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const { rows } = await db.query<{ ok: number }>('SELECT 1 AS ok');
+    expect(rows).toEqual([{ ok: 1 }]);
+  });
+
   it('drops the test database even while a connection is still open', async () => {
     const scratch = await createTestDatabase(baseUrl as string);
     const lingering = new Client({ connectionString: scratch.url });

@@ -51,16 +51,27 @@ export async function openPostgres(url: string, poolSize = DEFAULT_POOL_SIZE): P
     },
     async transaction(fn) {
       const client = await pool.connect();
+      // pg's pool listens for 'error' on idle clients only. A checked-out client whose connection is cut (Postgres
+      // stopped, the backend terminated) emits 'error' after failing its queries; unheard, that event is an uncaught
+      // exception that kills the process. The failed queries already reject this call, so the event only marks the
+      // client as not to be reused.
+      let connectionLost: Error | undefined;
+      const onConnectionLost = (error: Error) => (connectionLost = error);
+      client.on('error', onConnectionLost);
+      const release = (error?: Error) => {
+        client.removeListener('error', onConnectionLost);
+        client.release(error ?? connectionLost);
+      };
       try {
         const result = await runInTransaction(
           { query: async <T>(sql: string, params?: unknown[]) => toResult<T>(await client.query(sql, params)) },
           fn,
         );
-        client.release();
+        release();
         return result;
       } catch (error) {
         // A failed ROLLBACK leaves the connection in an unknown state: destroy it rather than return it to the pool.
-        client.release(error instanceof RollbackFailedError ? error : undefined);
+        release(error instanceof RollbackFailedError ? error : undefined);
         throw error;
       }
     },
