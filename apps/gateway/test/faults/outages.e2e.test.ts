@@ -62,7 +62,13 @@ async function underOutage(name: string, sys: TestSystem, outage: () => Promise<
         presentThoughFailed: presentThoughFailed([...load.calls, ...probes], audit.present).length,
       })}`,
     );
-    expect(recoveredMs, `an add acknowledged within ${RECOVERY_BOUND_MS} ms of the server's return; probes: ${JSON.stringify(probes.slice(-3))}`).toBeDefined();
+    const workerState = worker.child.exitCode === null && worker.child.signalCode === null ? 'running' : `exited (${worker.child.exitCode ?? worker.child.signalCode})`;
+    expect(
+      recoveredMs,
+      `an add acknowledged within ${RECOVERY_BOUND_MS} ms of the server's return; probes: ${JSON.stringify(probes.slice(-3))}; ` +
+        `the worker: ${workerState}, its last output: ${worker.output().slice(-2_000)}`,
+    ).toBeDefined();
+    expect(workerState, 'the worker lives through the outage: a lost server fails jobs, it does not kill the process').toBe('running');
     expect(unclearCalls([...load.calls, ...probes]), 'every call ended with an envelope that says what happened').toEqual([]);
     expect(leakedAddresses([...load.calls, ...probes]), 'no error text names an internal address').toEqual([]);
     expect(lost).toEqual([]);
