@@ -15,8 +15,10 @@ function summary(result: BulkAddResult): string {
   return `Done: ${result.added} added, ${result.skipped} already present, ${result.failed} failed (of ${result.total}).`;
 }
 
-/** `add`, `export` and `import`; returns the process exit code (1 when some images failed). */
-/** `threads`: compute threads (COMPUTE_THREADS), the default when undefined. */
+/**
+ * `add`, `export` and `import`; returns the process exit code (1 when some images failed). `threads`: compute threads
+ * (COMPUTE_THREADS), the default when undefined.
+ */
 export async function runBulkCommand(command: string, args: string[], infra: Infrastructure, threads?: number): Promise<number> {
   const [account, serviceName, source] = args;
   if (!account || !serviceName || !source) throw new Error(`Missing arguments.\n\n${BULK_USAGE}`);

@@ -235,12 +235,17 @@ export class InvertedIndex {
 
   /** Bytes held in typed arrays (postings, keys, norms, dead flags). */
   get typedBytes(): number {
-    return this.keyOfSlot.byteLength + this.normOfSlot.byteLength + this.dead.byteLength + this.postings.typedBytes;
+    return this.slotBytes + this.postings.typedBytes;
   }
 
   /** `typedBytes` and the maps (word → list, image key → slot): what the index holds in memory, for cache bounds. */
   get memoryBytes(): number {
-    return this.typedBytes + this.postings.memoryBytes - this.postings.typedBytes + this.slotOfKey.size * MAP_ENTRY_BYTES;
+    return this.slotBytes + this.postings.memoryBytes + this.slotOfKey.size * MAP_ENTRY_BYTES;
+  }
+
+  /** The per-slot arrays: keys, norms and dead flags. */
+  private get slotBytes(): number {
+    return this.keyOfSlot.byteLength + this.normOfSlot.byteLength + this.dead.byteLength;
   }
 
   /**

@@ -251,13 +251,18 @@ async function measureLoads(b: Bench, warm: Buffer, queries: Query[], report: Si
   report.firstSearchS = (performance.now() - started) / 1000;
 }
 
+/** Adds a search's times to the size's report, and gives it back. */
+function recordSearch<S extends { result: SearchResult; ms: number; cpuMs: number }>(report: SizeReport, searched: S): S {
+  report.searchMs.push(searched.ms);
+  report.searchCpuMs.push(searched.cpuMs);
+  report.decodeMs.push(searched.result.time_resize * 1000);
+  report.voteAndVerifyMs.push(searched.result.time_search * 1000);
+  return searched;
+}
+
 async function runQueries(b: Bench, queries: Query[], fprQueries: Query[], report: SizeReport): Promise<void> {
   for (const q of queries) {
-    const { result, ms, cpuMs } = await search(b, q.data, q.edit.flip === true);
-    report.searchMs.push(ms);
-    report.searchCpuMs.push(cpuMs);
-    report.decodeMs.push(result.time_resize * 1000);
-    report.voteAndVerifyMs.push(result.time_search * 1000);
+    const { result } = recordSearch(report, await search(b, q.data, q.edit.flip === true));
     report.queries++;
     const first = result.items[0]?.filepath;
     if (first === q.filepath) report.hits++;
@@ -268,11 +273,7 @@ async function runQueries(b: Bench, queries: Query[], fprQueries: Query[], repor
     }
   }
   for (const q of fprQueries) {
-    const { result, ms, cpuMs } = await search(b, q.data, false);
-    report.searchMs.push(ms);
-    report.searchCpuMs.push(cpuMs);
-    report.decodeMs.push(result.time_resize * 1000);
-    report.voteAndVerifyMs.push(result.time_search * 1000);
+    const { result } = recordSearch(report, await search(b, q.data, false));
     report.fpr.queries++;
     if (result.items.length > 0) report.fpr.positives++;
   }

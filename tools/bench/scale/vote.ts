@@ -15,14 +15,13 @@ import { InvertedIndex, seededRandom } from '@loupe/fingerprint';
 import { decodeWords } from '@loupe/storage';
 import { performance } from 'node:perf_hooks';
 import { Client } from 'pg';
+import { pct } from '../report';
 import { zipfWordLists } from './zipf-words';
 
 const database = process.argv.includes('--database') ? process.argv[process.argv.indexOf('--database') + 1] : undefined;
 const [images, queryCount] = database ? [0, 100] : [Number(process.argv[2] ?? 1_000_000), Number(process.argv[3] ?? 200)];
 const PAGE = 5_000;
 const CANDIDATE_POOL = 200;
-
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
 
 /** The index and the queries' word lists: generated, or read from a benchmark collection. */
 async function build(index: InvertedIndex): Promise<Uint32Array[]> {

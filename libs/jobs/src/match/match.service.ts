@@ -153,13 +153,13 @@ export class MatchService {
   private async confirmSharedDetails(ref: CollectionRef, query: LoadedQuery, ids: number[], paths: Map<number, string>, results: Array<MatchResult | null>) {
     const concentrated = ids.filter((_, i) => results[i]?.concentrated);
     if (concentrated.length === 0) return results;
-    const rows = await this.images.findByPaths(ref, concentrated.map((imagePk) => paths.get(imagePk)!));
+    const stored = await this.storedPixelsOf(ref, concentrated, paths);
+    const pixelsOf = new Map(concentrated.map((imagePk, i) => [imagePk, stored[i]]));
     return Promise.all(
       results.map(async (result, i) => {
         if (!result?.concentrated) return result;
         // A row without a stored image (imported word lists only) cannot be checked: its fit stands as verified.
-        const normBlobKey = rows.get(paths.get(ids[i])!)?.norm_blob_key;
-        const pixels = normBlobKey ? await this.storedPixels(normBlobKey) : null;
+        const pixels = pixelsOf.get(ids[i]);
         return pixels ? confirmSharedDetail(query.rgb, pixels, result, pixels.scale) : result;
       }),
     );
@@ -184,15 +184,8 @@ export class MatchService {
     const fits = await this.verifyAll(query.features, withFeatures.map((imagePk) => stored.get(imagePk)!), weakFitOptions(checkHorizontalFlip));
     const fitting = withFeatures.flatMap((imagePk, i) => (fits[i] && overlapsForDense(fits[i]!) ? [{ imagePk, fit: fits[i]! }] : []));
     if (fitting.length === 0) return [];
-    const rows = await this.images.findByPaths(ref, fitting.map(({ imagePk }) => paths.get(imagePk)!));
-    // Rows without a stored image (imported word lists only) have nothing to compare densely. The reads and decodes
-    // run at once (sharp decodes off the main thread): on a query with no match they are most of this step.
-    const pixelsOf = await Promise.all(
-      fitting.map(({ imagePk }) => {
-        const normBlobKey = rows.get(paths.get(imagePk)!)?.norm_blob_key;
-        return normBlobKey ? this.storedPixels(normBlobKey) : null;
-      }),
-    );
+    // Rows without a stored image (imported word lists only) have nothing to compare densely.
+    const pixelsOf = await this.storedPixelsOf(ref, fitting.map(({ imagePk }) => imagePk), paths);
     const found: Array<{ candidate: number; result: MatchResult }> = [];
     for (const [i, { imagePk, fit }] of fitting.entries()) {
       const pixels = pixelsOf[i];
@@ -223,22 +216,32 @@ export class MatchService {
     if (candidates.size === 0) return [];
     const missing = [...candidates.keys()].filter((imagePk) => !fetched.has(imagePk));
     for (const [imagePk, features] of await this.index.features(missing)) fetched.set(imagePk, features);
-    const rows = await this.images.findByPaths(ref, [...candidates.keys()].map((imagePk) => paths.get(imagePk)!));
-    const pixelsOf = await Promise.all(
-      [...candidates.keys()].map((imagePk) => {
-        const normBlobKey = rows.get(paths.get(imagePk)!)?.norm_blob_key;
-        return normBlobKey && fetched.get(imagePk)?.length ? this.storedPixels(normBlobKey) : null;
-      }),
-    );
+    const withFeatures = [...candidates.keys()].filter((imagePk) => fetched.get(imagePk)?.length);
+    const pixelsOf = await this.storedPixelsOf(ref, withFeatures, paths);
     const found: Array<{ candidate: number; result: MatchResult }> = [];
-    for (const [i, [imagePk, flipped]] of [...candidates].entries()) {
-      const features = fetched.get(imagePk);
+    for (const [i, imagePk] of withFeatures.entries()) {
+      const flipped = candidates.get(imagePk)!;
       const pixels = pixelsOf[i];
       if (!pixels) continue;
-      const result = await confirmWholeImage(query, { rgb: pixels, features: deserializeFeatures(features!) }, flipped);
+      const result = await confirmWholeImage(query, { rgb: pixels, features: deserializeFeatures(fetched.get(imagePk)!) }, flipped);
       if (result) found.push({ candidate: imagePk, result });
     }
     return found;
+  }
+
+  /**
+   * The stored pixels of `imagePks` (`storedPixels`), null for a row without a stored image. The reads and decodes run
+   * at once (sharp decodes off the main thread): on a query with no match they are most of a second chance's time.
+   */
+  private async storedPixelsOf(ref: CollectionRef, imagePks: readonly number[], paths: Map<number, string>): Promise<Array<NormalizedImage | null>> {
+    if (imagePks.length === 0) return [];
+    const rows = await this.images.findByPaths(ref, imagePks.map((imagePk) => paths.get(imagePk)!));
+    return Promise.all(
+      imagePks.map((imagePk) => {
+        const normBlobKey = rows.get(paths.get(imagePk)!)?.norm_blob_key;
+        return normBlobKey ? this.storedPixels(normBlobKey) : null;
+      }),
+    );
   }
 
   /**
