@@ -18,6 +18,7 @@ export {
   type CollectionSearchIndex,
 } from './match/collection-index';
 export { IndexSnapshots } from './match/index-snapshot';
+export { MAX_VERIFIED } from './match/verify-rounds';
 export { startVocabularyMigration, VocabularyMigration, type MigrationReport } from './match/vocabulary-migration';
 export { compileGlob, Glob, GlobError, MAX_GLOB_LENGTH, pathPredicate } from './match/path-filter';
 export type { PathFilters } from './match/path-filter';

@@ -24,9 +24,9 @@
  *     distractor's number when a search verifies one, so verification costs what it would.
  * Held-out photos (the remaining sixth) are never in the collection: their edits measure false positives.
  */
-import { deserializeFeatures, extractFeatures, searchVocabulary, seededRandom, serializeFeatures } from '@loupe/fingerprint';
+import { deserializeFeatures, extractFeatures, searchVocabulary, seededRandom, serializeFeatures, verifyMatch, type Features } from '@loupe/fingerprint';
 import { cropImage, findContentBox, grayImageOf, normalizeImage } from '@loupe/imaging';
-import { createWorkerServices, IndexSnapshots, JobKind, LocalCollectionIndex, MatchIndexCache, stagingKey, type IngestPayload, type IngestResult, type SearchPayload, type SearchResult, type WorkerServices } from '@loupe/jobs';
+import { createWorkerServices, IndexSnapshots, JobKind, LocalCollectionIndex, MatchIndexCache, MAX_VERIFIED, stagingKey, type IngestPayload, type IngestResult, type SearchPayload, type SearchResult, type WorkerServices } from '@loupe/jobs';
 import { loadConfig, openInfrastructure, type Infrastructure } from '@loupe/runtime';
 import { decodeWords, encodeWords, MatchIndexRepository } from '@loupe/storage';
 import { readdirSync, statSync } from 'node:fs';
@@ -154,6 +154,23 @@ interface Query {
   data: Buffer;
   /** The query's search words (and its mirror's for flipped edits), as the search computes them; null when refused. */
   wordLists?: Uint32Array[] | null;
+  /** The query's features, as the search extracts them (with the mirror's for flipped edits). */
+  features?: Features;
+  /** At the current size: the queried image's key and its rank by votes (1 = first; null = beyond RANK_DEPTH). */
+  truth?: { imagePk: number; voteRank: number | null };
+}
+
+/** How deep a miss's true image is looked for in the vote's ranking. */
+const RANK_DEPTH = 5000;
+
+/** A recall query whose true image was not first: where the vote ranked it, and whether verifying it alone matches. */
+interface Miss {
+  edit: string;
+  voteRank: number | null;
+  /** The true image verified against the query on its own (no shortlist): its score, or null when it does not match. */
+  aloneScore: number | null;
+  /** What the search ranked first instead, if anything. */
+  answered: string | null;
 }
 
 /** A query's word lists the way MatchService does it: normalise, crop borders, grey, ORB, quantise (+ mirror). */
@@ -162,6 +179,7 @@ async function queryWords(q: Query): Promise<Uint32Array[] | null> {
   try {
     const normalized = await normalizeImage(q.data, { preferredSide: PREFERRED_SIDE });
     const features = await extractFeatures(grayImageOf(cropImage(normalized, findContentBox(normalized))), { includeMirror: q.edit.flip === true });
+    q.features = features;
     const vocabulary = searchVocabulary();
     q.wordLists = [vocabulary.quantize(features)];
     if (q.edit.flip && features.mirrored) q.wordLists.push(vocabulary.quantize(features.mirrored));
@@ -180,6 +198,7 @@ interface SizeReport {
   strictQueries: number;
   fpr: { queries: number; positives: number };
   wrongFirst: number;
+  misses: Miss[];
   searchMs: number[];
   searchCpuMs: number[];
   /** Per search: the query's decode and normalisation (time_resize), and vote + verification (time_search). */
@@ -236,12 +255,20 @@ async function measureLoads(b: Bench, warm: Buffer, queries: Query[], report: Si
     rssAfterMB: after.rss / 1e6,
   };
   const votes = new LocalCollectionIndex(replica);
+  const pkOfPath = new Map<string, number>();
+  const queriedPaths = new Set(queries.map((q) => q.filepath));
+  for (const [imagePk, filepath] of loaded.paths) if (queriedPaths.has(filepath)) pkOfPath.set(filepath, imagePk);
   for (const q of queries) {
     const wordLists = await queryWords(q);
     if (!wordLists) continue;
     started = performance.now();
     await votes.candidates(ref, { wordLists, filters: {} });
     report.voteMs.push(performance.now() - started);
+    const imagePk = pkOfPath.get(q.filepath);
+    if (imagePk === undefined) continue;
+    const ranks = wordLists.map((words) => loaded.index.candidates(words, RANK_DEPTH).findIndex((c) => c.imageKey === imagePk));
+    const best = Math.min(...ranks.filter((r) => r >= 0));
+    q.truth = { imagePk, voteRank: Number.isFinite(best) ? best + 1 : null };
   }
   replica = null;
   gc();
@@ -266,7 +293,10 @@ async function runQueries(b: Bench, queries: Query[], fprQueries: Query[], repor
     report.queries++;
     const first = result.items[0]?.filepath;
     if (first === q.filepath) report.hits++;
-    else if (first !== undefined) report.wrongFirst++;
+    else {
+      if (first !== undefined) report.wrongFirst++;
+      report.misses.push(await explainMiss(b, q, first ?? null));
+    }
     if (q.edit.strict) {
       report.strictQueries++;
       if (first === q.filepath) report.strictHits++;
@@ -278,6 +308,19 @@ async function runQueries(b: Bench, queries: Query[], fprQueries: Query[], repor
     if (result.items.length > 0) report.fpr.positives++;
   }
 }
+
+async function explainMiss(b: Bench, q: Query, answered: string | null): Promise<Miss> {
+  const miss: Miss = { edit: q.edit.name, voteRank: q.truth?.voteRank ?? null, aloneScore: null, answered };
+  if (!q.truth || !q.features) return miss;
+  const stored = (await b.repository.features([q.truth.imagePk])).get(q.truth.imagePk);
+  if (!stored) return miss;
+  const alone = await verifyMatch(q.features, deserializeFeatures(stored), { checkHorizontalFlip: q.edit.flip === true });
+  miss.aloneScore = alone ? Math.round(alone.score) : null;
+  return miss;
+}
+
+const describeMiss = (m: Miss) =>
+  `${m.edit} (rank ${m.voteRank ?? `>${RANK_DEPTH}`}${m.aloneScore === null ? ', alone: no match' : `, alone: ${m.aloneScore}`}${m.answered ? `, answered ${m.answered}` : ''})`;
 
 async function loadSources(b: Bench): Promise<SourceImage[]> {
   const { rows } = await b.infra.db.query<{ words: Buffer; features: Buffer }>(
@@ -338,6 +381,9 @@ function render(reports: SizeReport[], ctx: { photos: number; queried: number; p
   L.push('| images | search | search, CPU time of the process | query decode + normalisation | vote + verification | vote alone (outside the search) |');
   L.push('|---|---|---|---|---|---|');
   for (const r of reports) L.push(`| ${r.size.toLocaleString('en')} | ${p50p95(r.searchMs)} | ${p50p95(r.searchCpuMs)} | ${p50p95(r.decodeMs)} | ${p50p95(r.voteAndVerifyMs)} | ${p50p95(r.voteMs)} |`);
+  L.push('');
+  L.push(`Recall queries missed at each size: the edit, the true image's rank by votes (the search verifies the first ${MAX_VERIFIED}), its score when verified alone against the query, and what was answered first instead:`, '');
+  for (const r of reports) L.push(`- ${r.size.toLocaleString('en')}: ${r.misses.map(describeMiss).join('; ') || 'none'}`);
   L.push('');
   L.push(`Recall: ${OPTS.perEdit} queries per edit of the matching benchmark (${EDITS.length} edits) at every size, the same queries each time; ★ = its strict edits. "Wrong first" = another image ranked first. FPR: ${OPTS.fpr} held-out photos × ${FPR_EDITS.length} edits, any result counts. Search = the search processor call (query decode, ORB, vote, verification). Memory: heap + array buffers (and RSS) grown by loading the index from its snapshot into a new cache, per image. "First search of a new process" = a fresh processor set's first search: the snapshot load, the start of its verification threads and the search. Storage: Postgres total relation size of images, image_words, image_features and index_log, per image; the generated rows store no features, so "really ingested rows" (${reports[0]?.storage.tables ?? ''}) is the per-image figure of a real collection.`);
   return L.join('\n') + '\n';
@@ -415,7 +461,7 @@ async function main(): Promise<void> {
       if (Math.floor(real / 500) !== Math.floor((real - items.length) / 500)) log(`  ingested ${real} (${(real / (ingestMs / 1000)).toFixed(1)} images/s)`);
     }
     const report: SizeReport = {
-      size, real, hits: 0, queries: 0, strictHits: 0, strictQueries: 0, fpr: { queries: 0, positives: 0 }, wrongFirst: 0, searchMs: [], searchCpuMs: [], decodeMs: [], voteAndVerifyMs: [], voteMs: [],
+      size, real, hits: 0, queries: 0, strictHits: 0, strictQueries: 0, fpr: { queries: 0, positives: 0 }, wrongFirst: 0, misses: [], searchMs: [], searchCpuMs: [], decodeMs: [], voteAndVerifyMs: [], voteMs: [],
       loadFromDatabaseS: 0, startFromSnapshotS: 0, firstSearchS: 0, snapshotBytes: 0, memory: { typedAndHeapPerImage: 0, indexArraysPerImage: 0, rssPerImage: 0, rssAfterMB: 0 }, storage: { bytesPerImage: 0, realBytesPerImage: 0, tables: '' },
     };
     if (real > ingestStarted.real) report.ingestRate = (real - ingestStarted.real) / ((ingestMs - ingestStarted.ms) / 1000);
@@ -435,6 +481,7 @@ async function main(): Promise<void> {
     log(`  load from rows ${report.loadFromDatabaseS.toFixed(1)} s, from snapshot ${report.startFromSnapshotS.toFixed(1)} s, first search ${report.firstSearchS.toFixed(1)} s (${(report.snapshotBytes / 1e6).toFixed(0)} MB), ${(report.memory.typedAndHeapPerImage / 1024).toFixed(2)} KiB/image (arrays ${(report.memory.indexArraysPerImage / 1024).toFixed(2)} KiB, RSS ${(report.memory.rssAfterMB / 1000).toFixed(2)} GB)`);
     await runQueries(b, queries, fprQueries, report);
     log(`  recall@1 ${fmtPct(report.hits, report.queries)}, wrong first ${report.wrongFirst}, FPR ${fmtPct(report.fpr.positives, report.fpr.queries)}, p50 ${Math.round(pct(report.searchMs, 50))} ms, p95 ${Math.round(pct(report.searchMs, 95))} ms (${stages(report)})`);
+    log(`  misses: ${report.misses.map(describeMiss).join('; ') || 'none'}`);
     reports.push(report);
   }
   const section = render(reports, {
