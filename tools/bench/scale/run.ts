@@ -166,6 +166,8 @@ const RANK_DEPTH = 5000;
 /** A recall query whose true image was not first: where the vote ranked it, and whether verifying it alone matches. */
 interface Miss {
   edit: string;
+  /** The queried image's path (its photo). */
+  filepath: string;
   voteRank: number | null;
   /** The true image verified against the query on its own (no shortlist): its score, or null when it does not match. */
   aloneScore: number | null;
@@ -310,7 +312,7 @@ async function runQueries(b: Bench, queries: Query[], fprQueries: Query[], repor
 }
 
 async function explainMiss(b: Bench, q: Query, answered: string | null): Promise<Miss> {
-  const miss: Miss = { edit: q.edit.name, voteRank: q.truth?.voteRank ?? null, aloneScore: null, answered };
+  const miss: Miss = { edit: q.edit.name, filepath: q.filepath, voteRank: q.truth?.voteRank ?? null, aloneScore: null, answered };
   if (!q.truth || !q.features) return miss;
   const stored = (await b.repository.features([q.truth.imagePk])).get(q.truth.imagePk);
   if (!stored) return miss;
@@ -320,7 +322,7 @@ async function explainMiss(b: Bench, q: Query, answered: string | null): Promise
 }
 
 const describeMiss = (m: Miss) =>
-  `${m.edit} (rank ${m.voteRank ?? `>${RANK_DEPTH}`}${m.aloneScore === null ? ', alone: no match' : `, alone: ${m.aloneScore}`}${m.answered ? `, answered ${m.answered}` : ''})`;
+  `${m.edit} of ${m.filepath} (rank ${m.voteRank ?? `>${RANK_DEPTH}`}${m.aloneScore === null ? ', alone: no match' : `, alone: ${m.aloneScore}`}${m.answered ? `, answered ${m.answered}` : ''})`;
 
 async function loadSources(b: Bench): Promise<SourceImage[]> {
   const { rows } = await b.infra.db.query<{ words: Buffer; features: Buffer }>(
