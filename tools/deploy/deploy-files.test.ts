@@ -21,7 +21,7 @@ import { parse, parseAllDocuments } from 'yaml';
 import { ALL_JOB_KINDS } from '../../libs/jobs/src/contracts';
 import { createBullQueue } from '../../libs/queue/src/bull/bull-queue';
 import { startBullWorkers } from '../../libs/queue/src/bull/bull-workers';
-import { DEFAULT_POLICY } from '../../libs/queue/src/policy';
+import { JOB_POLICY } from '../../libs/jobs/src/job-registry';
 import { waitUntil } from '../../libs/queue/src/testing/concurrency-probe';
 import { deleteKeys, randomPrefix, TEST_REDIS_URL } from '../../libs/queue/src/testing/redis-test-env';
 import { createProcessors, type ProcessorDeps } from '../../libs/jobs/src/processors';
@@ -589,7 +589,7 @@ describe('infra/k8s', () => {
     expect(search).toEqual(expect.arrayContaining(['search', 'compare']));
     // The groups follow the queue policy's classes, so a new job kind fails here until it is given a group; the
     // preparation of an add's images (not a write: it changes no collection) is the write workers' CPU work.
-    const writeWork = (k: string) => DEFAULT_POLICY.classOf(k) === 'write' || k === 'ingest_prepare';
+    const writeWork = (k: string) => JOB_POLICY.classOf(k) === 'write' || k === 'ingest_prepare';
     expect([...write].sort()).toEqual(ALL_JOB_KINDS.filter(writeWork).sort());
     expect([...search].sort()).toEqual(ALL_JOB_KINDS.filter((k) => !writeWork(k)).sort());
     const all = workerDeployments.flatMap(queues);
@@ -836,7 +836,7 @@ describe('infra/k8s autoscaling', () => {
     it('counts what a gateway\'s BullMQ queue really holds: jobs no worker took yet and jobs running, in the pool that takes them', async () => {
       if (!TEST_REDIS_URL) throw new Error('REQUIRE_REAL_SERVERS=1 but TEST_REDIS_URL is not set.');
       const prefix = randomPrefix();
-      const queue = createBullQueue({ redisUrl: TEST_REDIS_URL, prefix, kinds: [...ALL_JOB_KINDS], pickupTimeoutMs: 0 });
+      const queue = createBullQueue({ policy: JOB_POLICY, redisUrl: TEST_REDIS_URL, prefix, kinds: [...ALL_JOB_KINDS], pickupTimeoutMs: 0 });
       let open!: () => void;
       const gate = new Promise<void>((resolve) => (open = resolve));
       // One ingest worker taking one job at a time, held until the end: 1 ingest running, the other waiting.

@@ -1,4 +1,4 @@
-import { COLLECTION_CANDIDATES_KIND, collectionCandidateKinds, ExpirySweeper, JobKind, PUBLIC_CANDIDATES_KIND, publicCandidateKinds, StagingSweeper, startVocabularyMigration } from '@loupe/jobs';
+import { COLLECTION_CANDIDATES_KIND, collectionCandidateKinds, ExpirySweeper, JOB_POLICY, JobKind, PUBLIC_CANDIDATES_KIND, publicCandidateKinds, StagingSweeper, startVocabularyMigration } from '@loupe/jobs';
 import { createBullQueue, JobQueue, startBullWorkers } from '@loupe/queue';
 import { configuredWorkerServices, createLogger, fanOutKinds, instrumentProcessors, loadConfig, Metrics, openInfrastructure, reportTo, serveMetrics, warnTo } from '@loupe/runtime';
 
@@ -24,7 +24,7 @@ async function main(): Promise<void> {
   const collectionKinds = collectionCandidateKinds(config.collectionShardSets);
   const handedKinds = fanOutKinds(config);
   const fanOut: JobQueue | null =
-    handedKinds.length > 0 ? createBullQueue({ redisUrl: config.redisUrl, prefix: config.redisPrefix, kinds: handedKinds, pickupTimeoutMs: config.queuePickupTimeoutMs, warn: warnTo(log) }) : null;
+    handedKinds.length > 0 ? createBullQueue({ policy: JOB_POLICY, redisUrl: config.redisUrl, prefix: config.redisPrefix, kinds: handedKinds, pickupTimeoutMs: config.queuePickupTimeoutMs, warn: warnTo(log) }) : null;
   const services = configuredWorkerServices(config, infra, () => fanOut);
   const processors = instrumentProcessors(services.processors, metrics, log);
   const known = Object.keys(processors);

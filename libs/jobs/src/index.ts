@@ -4,6 +4,7 @@ export { alreadyExistsMessage } from './ingest.service';
 export { FLEET_PLAN_PARALLELISM } from './ingest-planning';
 export type { IngestHook, IngestHookInput, IngestHooks } from './ingest.service';
 export * from './processors';
+export { JOB_CLASSES, JOB_POLICY, jobClassOf, runJob, type JobPayload, type JobProcessors, type JobResult, type JobTypes } from './job-registry';
 export { computeThreads, defaultComputeThreads, IN_THIS_THREAD, type Compute } from './compute';
 export * from './stopwatch';
 export { overlayKey } from './match/overlay-store';

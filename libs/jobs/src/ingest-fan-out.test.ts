@@ -11,6 +11,7 @@ import { IngestPayload, IngestResult, JobKind } from './contracts';
 import { decodeItemPlan, encodeItemPlan, ItemPlan } from './ingest-planning';
 import { matchVocabulary } from './match/vocabulary';
 import { createProcessors, ProcessorDeps } from './processors';
+import { JOB_POLICY } from './job-registry';
 
 /** Photos of three sizes and a file that is not an image: what one add of a bulk load meets. */
 async function sampleFiles(): Promise<Array<{ name: string; data: Buffer }>> {
@@ -116,8 +117,8 @@ describe('an add whose images are prepared as jobs of their own (INGEST_FAN_OUT)
   it('stores what an add prepared in its own process stores, in the batch order, for matching and color collections', async () => {
     let queue: JobQueue | null = null;
     const counts = new Map<string, number>();
-    queue = createInProcessQueue({ processors: counting(createProcessors(deps({ queue: () => queue, parallelism: 10 })), counts, 'fleet') });
-    const local = createInProcessQueue({ processors: createProcessors(deps()) });
+    queue = createInProcessQueue({ policy: JOB_POLICY, processors: counting(createProcessors(deps({ queue: () => queue, parallelism: 10 })), counts, 'fleet') });
+    const local = createInProcessQueue({ policy: JOB_POLICY, processors: createProcessors(deps()) });
     try {
       for (const service of ['mobile', 'color']) {
         const fannedOut = await queue.run<IngestResult>({ kind: JobKind.Ingest, group: `acme:${service}`, payload: await payloadOf(service, files, `${service}-fan-out`) });
@@ -143,7 +144,7 @@ describe('an add whose images are prepared as jobs of their own (INGEST_FAN_OUT)
   it('answers "already exists" for a path added before, and writes no second pair of blobs', async () => {
     let queue: JobQueue | null = null;
     const counts = new Map<string, number>();
-    queue = createInProcessQueue({ processors: counting(createProcessors(deps({ queue: () => queue, parallelism: 10 })), counts, 'fleet') });
+    queue = createInProcessQueue({ policy: JOB_POLICY, processors: counting(createProcessors(deps({ queue: () => queue, parallelism: 10 })), counts, 'fleet') });
     try {
       await queue.run({ kind: JobKind.Ingest, group: 'acme:mobile', payload: await payloadOf('mobile', files.slice(0, 1), 'p') });
       const again = await queue.run<IngestResult>({ kind: JobKind.Ingest, group: 'acme:mobile', payload: await payloadOf('mobile', files.slice(0, 1), 'p') });
@@ -181,7 +182,7 @@ describe.skipIf(!TEST_REDIS_URL)('INGEST_FAN_OUT on BullMQ: one account’s add 
 
   it('spreads the images over both workers and commits them in order through the account’s ingest job', async () => {
     const kinds = [JobKind.Ingest, JobKind.IngestPrepare];
-    queue = createBullQueue({ redisUrl: TEST_REDIS_URL, prefix, kinds });
+    queue = createBullQueue({ policy: JOB_POLICY, redisUrl: TEST_REDIS_URL, prefix, kinds });
     const counts = new Map<string, number>();
     // Two workers as two processes would run them (one job at a time each); the first also takes the ingest jobs.
     const processorsOf = (name: string) => counting(createProcessors(deps({ queue: () => queue, parallelism: 10 })), counts, name);

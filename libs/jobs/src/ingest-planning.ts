@@ -6,6 +6,7 @@ import { deserialize, serialize } from 'node:v8';
 import { collectionBlobPrefix } from './blob-keys';
 import type { Compute } from './compute';
 import { IngestItem, IngestPayload, JobKind, NO_FEATURES_REASON, unreadableUploadMessage } from './contracts';
+import { runJob } from './job-registry';
 import { PreparedImage, prepareImageTask } from './image-preparation';
 import type { IngestHookInput, IngestHooks } from './ingest.service';
 import { fanOutGroup } from './shard-sets';
@@ -182,6 +183,6 @@ export class QueuedItemPlanner implements ItemPlanner {
     const queue = this.queue();
     if (!queue) throw new Error('INGEST_FAN_OUT is set but this process has no job queue to reach the workers.');
     const request: IngestPreparePayload = { payload: { ...payload, items: [] }, item };
-    return decodeItemPlan(await queue.run<EncodedItemPlan>({ kind: JobKind.IngestPrepare, group: fanOutGroup('ingest prepare'), payload: request }));
+    return decodeItemPlan(await runJob(queue, { kind: JobKind.IngestPrepare, group: fanOutGroup('ingest prepare'), payload: request }));
   }
 }

@@ -1,22 +1,22 @@
 import type { JobQueue, ProcessorMap } from '@loupe/queue';
 import { BlobStore, ColorRepository, Db, ImageRepository, MatchIndexRepository, PublicIndexRepository, WineLabelRepository } from '@loupe/storage';
-import { ColorCollectionPayload, ColorImagesPayload, ColorMetadataPayload, ColorSearchPayload } from './color-contracts';
 import { ColorIngestHook } from './color-palettes';
 import { ColorService } from './color.service';
 import { Compute, computeThreads, IN_THIS_THREAD } from './compute';
-import { ComparePayload, DeletePayload, FingerprintPayload, IngestPayload, JobKind, SearchPayload } from './contracts';
+import { JobKind } from './contracts';
 import { DeleteService } from './delete.service';
 import { FingerprintService } from './fingerprint.service';
-import { encodeItemPlan, IngestPreparePayload, LocalItemPlanner, QueuedItemPlanner } from './ingest-planning';
+import { encodeItemPlan, LocalItemPlanner, QueuedItemPlanner } from './ingest-planning';
 import { IngestHook, IngestService } from './ingest.service';
 import { answerCandidateJob, collectionCandidateKind, CollectionCandidatesPayload, CollectionSearchIndex, LocalCollectionIndex, parseCollectionShardSets, QueuedCollectionIndex } from './match/collection-index';
 import { IndexSnapshotOptions, MatchIndexCache } from './match/index-cache';
 import { IndexSnapshots } from './match/index-snapshot';
+import type { JobProcessors } from './job-registry';
 import { MatchService } from './match/match.service';
 import { SearchIndexHook } from './match/search-index.hook';
 import { publicIndexProcessors } from './public-index';
 import type { ShardSetOptions } from './shard-sets';
-import { WineExtractPayload, WineExtractService, WineLabelHook, WineLabelReader, WineSearchPayload, WineSearchService } from './wine';
+import { WineExtractService, WineLabelHook, WineLabelReader, WineSearchService } from './wine';
 
 /** Collections searched by image matching: their adds also write visual words to the search index. */
 export const MATCHING_SERVICES: ReadonlySet<string> = new Set(['mobile', 'match', 'wine']);
@@ -78,7 +78,7 @@ export function createProcessors(
   deps: ProcessorDeps,
   compute: Compute = IN_THIS_THREAD,
   labelReader: WineLabelReader = new WineLabelReader(),
-): ProcessorMap {
+): JobProcessors & ProcessorMap {
   const verifyAll = compute.verifyAll;
   const searchIndex = new SearchIndexHook(deps.matchIndex, compute.run);
   const colorRepository = new ColorRepository(deps.db);
@@ -98,18 +98,18 @@ export function createProcessors(
   const wineSearch = new WineSearchService(matching, labelReader, wineLabels, deps.blobs);
   const wineExtract = new WineExtractService(labelReader, deps.blobs);
   return {
-    [JobKind.Ingest]: (payload: IngestPayload) => ingest.ingest(payload),
-    [JobKind.IngestPrepare]: async ({ payload, item }: IngestPreparePayload) => encodeItemPlan(await localPlanner.plan(payload, item)),
-    [JobKind.Delete]: (payload: DeletePayload) => deletion.delete(payload),
-    [JobKind.Fingerprint]: (payload: FingerprintPayload) => fingerprint.refingerprint(payload),
-    [JobKind.Search]: (payload: SearchPayload) => matching.search(payload),
-    [JobKind.Compare]: (payload: ComparePayload) => matching.compare(payload),
-    [JobKind.ColorSearch]: (payload: ColorSearchPayload) => color.search(payload),
-    [JobKind.ColorImages]: (payload: ColorImagesPayload) => color.images(payload),
-    [JobKind.ColorCollection]: (payload: ColorCollectionPayload) => color.collection(payload),
-    [JobKind.ColorMetadata]: (payload: ColorMetadataPayload) => color.updateMetadata(payload),
-    [JobKind.WineSearch]: (payload: WineSearchPayload) => wineSearch.search(payload),
-    [JobKind.WineExtract]: (payload: WineExtractPayload) => wineExtract.extract(payload),
+    [JobKind.Ingest]: (payload) => ingest.ingest(payload),
+    [JobKind.IngestPrepare]: async ({ payload, item }) => encodeItemPlan(await localPlanner.plan(payload, item)),
+    [JobKind.Delete]: (payload) => deletion.delete(payload),
+    [JobKind.Fingerprint]: (payload) => fingerprint.refingerprint(payload),
+    [JobKind.Search]: (payload) => matching.search(payload),
+    [JobKind.Compare]: (payload) => matching.compare(payload),
+    [JobKind.ColorSearch]: (payload) => color.search(payload),
+    [JobKind.ColorImages]: (payload) => color.images(payload),
+    [JobKind.ColorCollection]: (payload) => color.collection(payload),
+    [JobKind.ColorMetadata]: (payload) => color.updateMetadata(payload),
+    [JobKind.WineSearch]: (payload) => wineSearch.search(payload),
+    [JobKind.WineExtract]: (payload) => wineExtract.extract(payload),
     ...collections.ownerProcessors,
     ...publicIndexProcessors(new PublicIndexRepository(deps.db), deps.blobs, verifyAll, deps.publicShards),
   };

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { JobFailedError, JobTimeoutError } from './errors';
 import { createInProcessQueue } from './in-process-queue';
 import { createConcurrencyProbe, ids, sleep } from './testing/concurrency-probe';
+import { TEST_POLICY } from './testing/test-policy';
 
 const JOB_MS = 150;
 
@@ -10,7 +11,7 @@ function probeQueue() {
   const other = createConcurrencyProbe();
   const work = (payload: { id: string; ms?: number; group?: string }) =>
     (payload.group === 'other' ? other : probe).work(payload.id, payload.ms ?? JOB_MS);
-  const queue = createInProcessQueue({ processors: { search: work, ingest: work } });
+  const queue = createInProcessQueue({ policy: TEST_POLICY, processors: { search: work, ingest: work } });
   return { probe, other, queue };
 }
 
@@ -90,6 +91,7 @@ describe('in-process queue failures', () => {
 
   it('reports a processor error as JobFailedError with its message and code', async () => {
     const queue = createInProcessQueue({
+      policy: TEST_POLICY,
       processors: {
         ingest: async () => {
           throw Object.assign(new Error('filepath already exists'), { code: 'DUPLICATE' });
@@ -103,13 +105,14 @@ describe('in-process queue failures', () => {
   });
 
   it('refuses a kind without a processor', async () => {
-    const queue = createInProcessQueue({ processors: {} });
+    const queue = createInProcessQueue({ policy: TEST_POLICY, processors: {} });
     await expect(queue.run({ kind: 'nope', group: 'g', payload: {} })).rejects.toMatchObject({ code: 'UNKNOWN_KIND' });
     await queue.close();
   });
 
   it('passes payloads and results as JSON, like the Redis adapter would', async () => {
     const queue = createInProcessQueue({
+      policy: TEST_POLICY,
       processors: { search: async (payload: { at: Date }, ctx) => ({ seen: typeof payload.at, ctx, when: new Date(0) }) },
     });
     const result = await queue.run({ kind: 'search', group: 'g', payload: { at: new Date(0) }, requestId: 'r1' });

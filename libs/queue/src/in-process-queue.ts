@@ -3,15 +3,15 @@ import { DEADLINE_REASON, raceSignal, startDeadline } from './deadline';
 import { JobFailedError, JobTimeoutError, QueueErrorCode, toJobFailedError } from './errors';
 import { createFifoSemaphore, FifoSemaphore } from './fifo-semaphore';
 import { jsonCopy } from './json';
-import { admissionQueueName, DEFAULT_POLICY, QueuePolicy } from './policy';
+import { admissionQueueName, QueuePolicy } from './policy';
 
 /**
  * Embedded mode: one process, no Redis. Same admission rules as the BullMQ adapter, with the semaphores in memory.
  * A job whose caller timed out while it was running keeps its slot until the processor really ends, because the
  * processor cannot be interrupted and the limit is about work actually running.
  */
-export function createInProcessQueue(opts: { processors: ProcessorMap; policy?: QueuePolicy }): JobQueue {
-  const policy = opts.policy ?? DEFAULT_POLICY;
+export function createInProcessQueue(opts: { processors: ProcessorMap; policy: QueuePolicy }): JobQueue {
+  const { policy } = opts;
   const semaphores = new Map<string, FifoSemaphore>();
   const runningByKind = new Map<string, number>();
   const closing = new AbortController();

@@ -7,7 +7,7 @@ export type { TimeoutPhase } from './errors';
 export { createFifoSemaphore } from './fifo-semaphore';
 export type { FifoSemaphore } from './fifo-semaphore';
 export { createInProcessQueue } from './in-process-queue';
-export { DEFAULT_POLICY } from './policy';
+export { classTablePolicy } from './policy';
 export type { ConcurrencyClass, QueuePolicy } from './policy';
 export { openDashboardQueues, pingRedis } from './bull/dashboard';
 export { openRedis, type QueueWarning } from './redis/connection';

@@ -1,4 +1,4 @@
-import { ALL_JOB_KINDS, collectionCandidateKinds, createWorkerServices, JobKind, FLEET_PLAN_PARALLELISM, publicCandidateKinds, startVocabularyMigration, WorkerServices } from '@loupe/jobs';
+import { ALL_JOB_KINDS, collectionCandidateKinds, createWorkerServices, JOB_POLICY, JobKind, FLEET_PLAN_PARALLELISM, publicCandidateKinds, startVocabularyMigration, WorkerServices } from '@loupe/jobs';
 import { createBullQueue, createInProcessQueue, JobQueue, startBullWorkers, WorkerHandle } from '@loupe/queue';
 import type { Logger } from 'pino';
 import type { AppConfig } from './config';
@@ -51,7 +51,7 @@ export async function openQueues(config: AppConfig, infra: Infrastructure, obser
   const processors = instrumentProcessors(services.processors, observe.metrics, observe.log);
   const migrate = () => startVocabularyMigration(infra, reportTo(observe.log));
   if (!config.redisUrl) {
-    const queue = withRequestIds(createInProcessQueue({ processors }));
+    const queue = withRequestIds(createInProcessQueue({ policy: JOB_POLICY, processors }));
     fanOut = queue;
     const migration = migrate();
     return {
@@ -66,6 +66,7 @@ export async function openQueues(config: AppConfig, infra: Infrastructure, obser
   }
   const queue = withRequestIds(
     createBullQueue({
+      policy: JOB_POLICY,
       redisUrl: config.redisUrl,
       prefix: config.redisPrefix,
       kinds: [...ALL_JOB_KINDS, ...shardCandidateKinds(config)],

@@ -15,7 +15,7 @@
  */
 import { matchVocabulary } from '../../../libs/jobs/src/match/vocabulary';
 import { InvertedIndex, ThreadPool, verifyMatch, verifyOnThreads } from '@loupe/fingerprint';
-import { computeThreads, loadPublicImage, ManifestEntry, parseShardSets, PublicImportService, publicIndexProcessors, PublicIndexShards, PublicSearchService, QueuedCandidateSource, runImport } from '@loupe/jobs';
+import { computeThreads, JOB_POLICY, loadPublicImage, ManifestEntry, parseShardSets, PublicImportService, publicIndexProcessors, PublicIndexShards, PublicSearchService, QueuedCandidateSource, runImport } from '@loupe/jobs';
 import { createBullQueue, JobQueue, startBullWorkers } from '@loupe/queue';
 import { decodeWords, migrate, MIGRATIONS, openBlobStore, openDatabase, PUBLIC_INDEX_PARTITIONS, PublicIndexRepository } from '@loupe/storage';
 import { createTestDatabase } from '@loupe/storage/src/testing';
@@ -168,7 +168,7 @@ async function main(): Promise<void> {
       for (const kind of owned) await processors[kind]({ words: [], limit: 0 }, { kind, group: 'warm-up', attempt: 1 });
       const ownerLoadSeconds = (performance.now() - ownerLoad) / 1000;
       const workers = await startBullWorkers({ redisUrl: process.env.BENCH_REDIS_URL, prefix, processors, kinds: owned });
-      queue = createBullQueue({ redisUrl: process.env.BENCH_REDIS_URL, prefix, kinds: owned });
+      queue = createBullQueue({ policy: JOB_POLICY, redisUrl: process.env.BENCH_REDIS_URL, prefix, kinds: owned });
       const remote = new QueuedCandidateSource(parseShardSets('0-7,8-15')!, () => queue);
       const remoteTimes: number[] = [];
       for (let q = 0; q < 21; q++) {

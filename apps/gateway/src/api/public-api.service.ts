@@ -1,6 +1,6 @@
 import type { RateLimiter } from '@loupe/auth';
 import { inputLabel, ParamError, Params, quoteInput } from '@loupe/envelope';
-import { JobKind, PUBLIC_FORMATS, PUBLIC_SORT_KEYS, PublicSearchPayload, PublicSearchResult, PublicSortKey, publicOverlayKey, stagingKey } from '@loupe/jobs';
+import { JobKind, PUBLIC_FORMATS, runJob, PUBLIC_SORT_KEYS, PublicSearchPayload, PublicSortKey, publicOverlayKey, stagingKey } from '@loupe/jobs';
 import { sniffFormat } from '@loupe/imaging';
 import type { JobQueue } from '@loupe/queue';
 import type { ApiKeyRow, BlobStore, PublicApiRepository, PublicIndexRepository, SearchBlockRow } from '@loupe/storage';
@@ -135,7 +135,7 @@ export class PublicApiService {
     try {
       await this.blobs.put(staged, data);
       const payload: PublicSearchPayload = { query: { staged_key: staged, label }, ...options };
-      const result = await this.queue.run<PublicSearchResult>({ kind: JobKind.PublicSearch, group: `api:${key.public_key}`, payload });
+      const result = await runJob(this.queue, { kind: JobKind.PublicSearch, group: `api:${key.public_key}`, payload });
       const expires = Math.floor(Date.now() / 1000) + OVERLAY_TTL_SECONDS;
       return {
         results: {

@@ -2,7 +2,8 @@ import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
 import { parseBasicAuth } from '@loupe/auth';
-import { DEFAULT_POLICY, openDashboardQueues } from '@loupe/queue';
+import { JOB_POLICY } from '@loupe/jobs';
+import { openDashboardQueues } from '@loupe/queue';
 import type { NextFunction, Request, Response } from 'express';
 import { timingSafeEqual } from 'node:crypto';
 
@@ -16,10 +17,10 @@ function sameText(a: string, b: string): boolean {
 
 /** What each queue's concurrency rule is, shown beside it on the board. */
 function limitOf(kind: string): string {
-  const cls = DEFAULT_POLICY.classOf(kind);
+  const cls = JOB_POLICY.classOf(kind);
   return cls === 'write'
-    ? `write job: ${DEFAULT_POLICY.limit(cls)} at a time per account, the rest wait in arrival order`
-    : `read job: ${DEFAULT_POLICY.limit(cls)} at a time per account and service, the rest wait in arrival order`;
+    ? `write job: ${JOB_POLICY.limit(cls)} at a time per account, the rest wait in arrival order`
+    : `read job: ${JOB_POLICY.limit(cls)} at a time per account and service, the rest wait in arrival order`;
 }
 
 /**

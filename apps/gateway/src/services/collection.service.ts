@@ -1,5 +1,5 @@
 import { seconds, statusFor } from '@loupe/envelope';
-import { DeletePayload, DeleteResult, IngestItem, IngestPayload, IngestResult, JobKind, Stopwatch, IngestPolicy } from '@loupe/jobs';
+import { DeletePayload, IngestItem, IngestPayload, IngestResult, JobKind, runJob, Stopwatch, IngestPolicy } from '@loupe/jobs';
 import type { JobQueue } from '@loupe/queue';
 import type { CollectionRef, ImageRepository, ImageRow } from '@loupe/storage';
 import { performance } from 'node:perf_hooks';
@@ -74,7 +74,7 @@ export class CollectionService {
     };
     let outcome: IngestResult;
     try {
-      outcome = await this.queue.run<IngestResult>({
+      outcome = await runJob(this.queue, {
         kind: JobKind.Ingest,
         group: writeGroup(ctx),
         payload,
@@ -129,7 +129,7 @@ export class CollectionService {
     const paths = [...new Set(requested)];
     const started = performance.now();
     const payload: DeletePayload = { account_id: ctx.account.id, service: ctx.service, filepaths: paths };
-    const outcome = await this.queue.run<DeleteResult>({ kind: JobKind.Delete, group: writeGroup(ctx), payload, timeoutMs: ctx.timeoutMs });
+    const outcome = await runJob(this.queue, { kind: JobKind.Delete, group: writeGroup(ctx), payload, timeoutMs: ctx.timeoutMs });
     const deleted = new Set(outcome.deleted);
     const errors = paths.filter((p) => !deleted.has(p)).map(missingMessage);
     // docs/protocol.md §3: deleting a path that is not there "did nothing", which is a warning, not a failure.

@@ -1,8 +1,8 @@
 import { classifyColor, formatColor } from '@loupe/color';
 import { Stats, statusFor } from '@loupe/envelope';
 import {
-  ColorCollectionPayload, ColorCollectionResult, ColorImagesPayload, ColorImagesResult, ColorMetadataPayload,
-  ColorMetadataResult, ColorPresenceCount, ColorSearchPayload, ColorSearchResult, INGEST_POLICIES, JobKind, Stopwatch,
+  ColorCollectionPayload, ColorImagesPayload, ColorImagesResult, ColorMetadataPayload,
+  ColorPresenceCount, ColorSearchPayload, ColorSearchResult, INGEST_POLICIES, JobKind, JobPayload, JobResult, runJob, Stopwatch,
 } from '@loupe/jobs';
 import type { JobQueue } from '@loupe/queue';
 import type { ColorRepository, ImageRepository, StoredPaletteColor } from '@loupe/storage';
@@ -107,7 +107,7 @@ export class ColorOperations {
       return_metadata: returnMetadata ?? [],
       with_metadata: metadata !== undefined || returnMetadata !== undefined,
     };
-    const outcome = await this.runStaged<ColorSearchResult>(ctx, JobKind.ColorSearch, payload, staged?.images ?? [], deadline);
+    const outcome = await this.runStaged(ctx, JobKind.ColorSearch, payload, staged?.images ?? [], deadline);
     const queryImage = filepath ?? staged?.images[0]?.label;
     return {
       result: outcome.hits,
@@ -150,7 +150,7 @@ export class ColorOperations {
       limit: input.limit,
       count_colors: countColors?.map((c) => c.rgb),
     };
-    const outcome = await this.queue.run<ColorCollectionResult>({ kind: JobKind.ColorCollection, group: readGroup(ctx), payload, timeoutMs: ctx.timeoutMs });
+    const outcome = await runJob(this.queue, { kind: JobKind.ColorCollection, group: readGroup(ctx), payload, timeoutMs: ctx.timeoutMs });
     const anyFound = payload.scope.filepaths === undefined || outcome.errors.length < payload.scope.filepaths.length;
     if (op === 'extract') {
       return {
@@ -177,7 +177,7 @@ export class ColorOperations {
       scope: input.scope,
       count_metadata: queries.map((q) => q.query),
     };
-    const outcome = await this.queue.run<ColorCollectionResult>({ kind: JobKind.ColorCollection, group: readGroup(ctx), payload, timeoutMs: ctx.timeoutMs });
+    const outcome = await runJob(this.queue, { kind: JobKind.ColorCollection, group: readGroup(ctx), payload, timeoutMs: ctx.timeoutMs });
     // Specification 2.1: in XML the count is an attribute of count-metadata and the query its content; in JSON the
     // same entry is {count, "": query}. The renderer writes `@name` keys as attributes, so the shape follows the format.
     const xml = ctx.format === 'xml';
@@ -209,7 +209,7 @@ export class ColorOperations {
     const updates = input.metadata;
     const watch = new Stopwatch().start();
     const payload: ColorMetadataPayload = { account_id: ctx.account.id, service: ctx.service, updates };
-    const outcome = await this.queue.run<ColorMetadataResult>({ kind: JobKind.ColorMetadata, group: writeGroup(ctx), payload, timeoutMs: ctx.timeoutMs });
+    const outcome = await runJob(this.queue, { kind: JobKind.ColorMetadata, group: writeGroup(ctx), payload, timeoutMs: ctx.timeoutMs });
     const updated = new Set(outcome.updated);
     const errors = paths.filter((f) => !updated.has(f)).map(missingMessage);
     return { result: [], errors, status: statusFor(errors, updated.size > 0), stats: { time_update: watch.stop() } };
@@ -244,14 +244,14 @@ export class ColorOperations {
     const downloadStats: Stats = staged.urls > 0 ? { time_download: staged.timeDownload } : {};
     if (staged.images.length === 0) return { errors: staged.errors, downloadStats };
     const payload: ColorImagesPayload = { ...fields, images: staged.images };
-    const result = await this.runStaged<ColorImagesResult>(ctx, JobKind.ColorImages, payload, staged.images, deadline);
+    const result = await this.runStaged(ctx, JobKind.ColorImages, payload, staged.images, deadline);
     return { result, errors: [...staged.errors, ...result.errors], downloadStats };
   }
 
   /** Queues a read job whose staged images the worker consumes; if the job never ran, the gateway removes them. */
-  private async runStaged<R>(ctx: OperationContext, kind: string, payload: unknown, staged: Array<{ staged_key: string }>, deadline?: number): Promise<R> {
+  private async runStaged<K extends JobKind>(ctx: OperationContext, kind: K, payload: JobPayload<K>, staged: Array<{ staged_key: string }>, deadline?: number): Promise<JobResult<K>> {
     try {
-      return await this.queue.run<R>({ kind, group: readGroup(ctx), payload, timeoutMs: remaining(deadline) });
+      return await runJob(this.queue, { kind, group: readGroup(ctx), payload, timeoutMs: remaining(deadline) });
     } catch (error) {
       await releaseStaged(error, () => this.inputs.discard(staged));
       throw error;

@@ -1,4 +1,4 @@
-import { CompareResult, ComparePayload, JobKind, SearchPayload, SearchResult } from '@loupe/jobs';
+import { ComparePayload, JobKind, JobPayload, JobResult, runJob, SearchPayload } from '@loupe/jobs';
 import type { JobQueue } from '@loupe/queue';
 import { readGroup } from './collection.service';
 import type { OperationContext, OperationOutcome } from './operation';
@@ -37,7 +37,7 @@ export class MatchingService {
       preferred_side: preferredSide,
       options,
     };
-    const result = await this.run<SearchResult>(ctx, JobKind.Search, payload, deadline, [staged]);
+    const result = await this.run(ctx, JobKind.Search, payload, deadline, [staged]);
     return {
       result: result.items,
       query_image: { filepath: result.query_filepath },
@@ -78,7 +78,7 @@ export class MatchingService {
       preferred_side: preferredSide,
       options,
     };
-    const result = await this.run<CompareResult>(ctx, JobKind.Compare, payload, deadline, [first, second]);
+    const result = await this.run(ctx, JobKind.Compare, payload, deadline, [first, second]);
     return {
       result: result.items,
       query_image: { filepath: result.query_filepath },
@@ -90,9 +90,9 @@ export class MatchingService {
     };
   }
 
-  private async run<R>(ctx: OperationContext, kind: string, payload: unknown, deadline: number | undefined, staged: StagedQuery[]): Promise<R> {
+  private async run<K extends JobKind>(ctx: OperationContext, kind: K, payload: JobPayload<K>, deadline: number | undefined, staged: StagedQuery[]): Promise<JobResult<K>> {
     try {
-      return await this.queue.run<R>({ kind, group: readGroup(ctx), payload, timeoutMs: remaining(deadline) });
+      return await runJob(this.queue, { kind, group: readGroup(ctx), payload, timeoutMs: remaining(deadline) });
     } catch (error) {
       // The worker deletes staged queries when it runs; a job that never ran leaves them to us.
       await releaseStaged(error, () => Promise.all(staged.map((s) => this.inputs.discard(s))));

@@ -1,6 +1,6 @@
 import type { Stats } from '@loupe/envelope';
 import {
-  INGEST_POLICIES, JobKind, WINE_PREFERRED_SIDE, WineExtractPayload, WineExtractResult, WineSearchPayload, WineSearchResult,
+  INGEST_POLICIES, JobKind, runJob, WINE_PREFERRED_SIDE, WineExtractPayload, WineExtractResult, WineSearchPayload, WineSearchResult,
 } from '@loupe/jobs';
 import type { JobQueue } from '@loupe/queue';
 import { CONTRACTS, WineExtractInput, WineSearchInput } from '../contracts';
@@ -74,7 +74,7 @@ export class WineOperations {
     };
     let result: WineSearchResult;
     try {
-      result = await this.queue.run<WineSearchResult>({ kind: JobKind.WineSearch, group: readGroup(ctx), payload, timeoutMs: remaining(deadline) });
+      result = await runJob(this.queue, { kind: JobKind.WineSearch, group: readGroup(ctx), payload, timeoutMs: remaining(deadline) });
     } catch (error) {
       await releaseStaged(error, () => this.queries.discard(staged));
       throw error;
@@ -108,7 +108,7 @@ export class WineOperations {
     const payload: WineExtractPayload = { account_id: ctx.account.id, service: ctx.service, op, images: staged.images, preferred_side: WINE_PREFERRED_SIDE };
     let result: WineExtractResult;
     try {
-      result = await this.queue.run<WineExtractResult>({ kind: JobKind.WineExtract, group: readGroup(ctx), payload, timeoutMs: remaining(deadline) });
+      result = await runJob(this.queue, { kind: JobKind.WineExtract, group: readGroup(ctx), payload, timeoutMs: remaining(deadline) });
     } catch (error) {
       await releaseStaged(error, () => this.images.discard(staged.images));
       throw error;

@@ -20,6 +20,7 @@ import { MatchIndexCache } from './index-cache';
 import { IndexSnapshots } from './index-snapshot';
 import { insertIndexedImage } from './testing';
 import { matchVocabulary } from './vocabulary';
+import { JOB_POLICY } from '../job-registry';
 
 const rand = seededRandom(29);
 const IMAGES = 240;
@@ -45,7 +46,7 @@ function ownersOf(index: MatchIndexRepository, sets: string, snapshots?: IndexSn
     const owner = new LocalCollectionIndex(new MatchIndexCache(index, snapshots && { snapshots, minImages: 10 }, set));
     processors[collectionCandidateKind(set)] = (payload: CollectionCandidatesPayload) => answerCandidateJob(owner, payload);
   }
-  const queue = createInProcessQueue({ processors });
+  const queue = createInProcessQueue({ policy: JOB_POLICY, processors });
   return { queued: new QueuedCollectionIndex(parseCollectionShardSets(sets)!, () => queue), queue };
 }
 
@@ -173,7 +174,7 @@ describe('a partitioned collection answers what the whole collection answers', (
   });
 
   it('fails a search whose shard set has no owner, naming the set', async () => {
-    const queue = createInProcessQueue({ processors: { [collectionCandidateKind([0, 1, 2, 3, 4, 5, 6, 7])]: async () => [] } });
+    const queue = createInProcessQueue({ policy: JOB_POLICY, processors: { [collectionCandidateKind([0, 1, 2, 3, 4, 5, 6, 7])]: async () => [] } });
     const queued = new QueuedCollectionIndex(parseCollectionShardSets('0-7,8-15')!, () => queue, 200);
     await expect(queued.candidates(ref, { wordLists: [randomWords()], filters: {} })).rejects.toThrow(/collection shard set 8-15/);
     await queue.close();

@@ -3,7 +3,7 @@ import type { ProcessorMap } from '@loupe/queue';
 import type { BlobStore, PublicIndexRepository } from '@loupe/storage';
 import { matchVocabulary } from '../match/vocabulary';
 import { JobKind } from '../contracts';
-import type { PublicSearchPayload } from './contracts';
+import type { JobProcessors } from '../job-registry';
 import { PublicSearchService } from './public-search.service';
 import { PublicIndexShards } from './shard-index';
 import type { ShardSetOptions } from '../shard-sets';
@@ -20,18 +20,18 @@ export function publicIndexProcessors(
   verifyAll: VerifyBatch | undefined,
   /** `PUBLIC_SHARD_SETS` and the queue to its owners; unset = this process holds every shard (see shard-sets.ts). */
   options: ShardSetOptions = {},
-): ProcessorMap {
+): Pick<JobProcessors, typeof JobKind.PublicSearch> & ProcessorMap {
   const vocabularyId = matchVocabulary().id;
   const sets = parseShardSets(options.sets) ?? [];
   const candidates = sets.length > 0 ? new QueuedCandidateSource(sets, options.queue ?? (() => null)) : new PublicIndexShards(repo, vocabularyId);
   const search = new PublicSearchService(repo, blobs, candidates, verifyAll);
-  const processors: ProcessorMap = { [JobKind.PublicSearch]: (payload: PublicSearchPayload) => search.search(payload) };
+  const shardOwners: ProcessorMap = {};
   for (const set of sets) {
     let shards: PublicIndexShards | null = null;
-    processors[candidateKind(set)] = (payload: PublicCandidatesPayload) =>
+    shardOwners[candidateKind(set)] = (payload: PublicCandidatesPayload) =>
       (shards ??= new PublicIndexShards(repo, vocabularyId, set)).candidates(Uint32Array.from(payload.words), payload.limit);
   }
-  return processors;
+  return { ...shardOwners, [JobKind.PublicSearch]: (payload) => search.search(payload) };
 }
 
 /** The per-set job kinds of a `PUBLIC_SHARD_SETS` value (none when unset). */

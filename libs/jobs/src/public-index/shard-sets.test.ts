@@ -1,4 +1,4 @@
-import { createInProcessQueue, JobContext, JobQueue } from '@loupe/queue';
+import { createInProcessQueue, JobContext, JobQueue, ProcessorMap } from '@loupe/queue';
 import { BlobStore, Db, encodeWords, migrate, MIGRATIONS, openDatabase, PUBLIC_INDEX_PARTITIONS, PublicIndexRepository } from '@loupe/storage';
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,6 +6,7 @@ import { matchVocabulary } from '../match/vocabulary';
 import { publicIndexProcessors } from './processors';
 import { PublicIndexShards } from './shard-index';
 import { candidateKind, parseShardSets, QueuedCandidateSource } from './shard-sets';
+import { JOB_POLICY } from '../job-registry';
 
 describe('PUBLIC_SHARD_SETS', () => {
   it('reads disjoint ranges covering every shard, and names each set by its range', () => {
@@ -82,12 +83,13 @@ describe('shard sets over the job queue', () => {
   it('fans out through the in-process queue and merges to exactly what one process holding every shard finds', async () => {
     let queue: JobQueue | null = null;
     const processors = publicIndexProcessors(repo, {} as BlobStore, undefined, { sets: '0-3,4-11,12-15', queue: () => queue });
-    queue = createInProcessQueue({ processors });
+    queue = createInProcessQueue({ policy: JOB_POLICY, processors });
     const remote = new QueuedCandidateSource(parseShardSets('0-3,4-11,12-15')!, () => queue);
     const local = new PublicIndexShards(repo, vocabularyId);
     const ran: string[] = [];
     const counting = createInProcessQueue({
-      processors: Object.fromEntries(Object.entries(processors).map(([k, p]) => [k, (payload: unknown, ctx: JobContext) => (ran.push(k), p(payload, ctx))])),
+      policy: JOB_POLICY,
+      processors: Object.fromEntries(Object.entries(processors as ProcessorMap).map(([k, p]) => [k, (payload: unknown, ctx: JobContext) => (ran.push(k), p(payload, ctx))])),
     });
     const counted = new QueuedCandidateSource(parseShardSets('0-3,4-11,12-15')!, () => counting);
     for (const [id, words] of [...wordsOf].slice(0, 12)) {
@@ -103,6 +105,7 @@ describe('shard sets over the job queue', () => {
 
   it('fails a search naming the shard set whose owner does not answer in time', async () => {
     const queue = createInProcessQueue({
+      policy: JOB_POLICY,
       processors: { 'public_candidates_0-7': async () => [], 'public_candidates_8-15': () => new Promise(() => undefined) },
     });
     const source = new QueuedCandidateSource(parseShardSets('0-7,8-15')!, () => queue, 200);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobQueue, WorkerHandle } from '../contracts';
 import { JobFailedError, JobTimeoutError } from '../errors';
-import { DEFAULT_POLICY } from '../policy';
+import { TEST_POLICY } from '../testing/test-policy';
 import { createConcurrencyProbe, ids, waitUntil } from '../testing/concurrency-probe';
 import { deleteKeys, killHard, randomPrefix, spawnFixture, TEST_REDIS_URL, waitForLine } from '../testing/redis-test-env';
 import { createBullQueue } from './bull-queue';
@@ -34,7 +34,7 @@ describe.skipIf(!TEST_REDIS_URL)('BullMQ queue: two gateways, two worker process
 
   beforeAll(async () => {
     const kinds = ['search', 'ingest', 'delete'];
-    gateways = [createBullQueue({ redisUrl: TEST_REDIS_URL, prefix, kinds }), createBullQueue({ redisUrl: TEST_REDIS_URL, prefix, kinds })];
+    gateways = [createBullQueue({ policy: TEST_POLICY, redisUrl: TEST_REDIS_URL, prefix, kinds }), createBullQueue({ policy: TEST_POLICY, redisUrl: TEST_REDIS_URL, prefix, kinds })];
     workers = await Promise.all([1, 2].map(() => startBullWorkers({ redisUrl: TEST_REDIS_URL, prefix, processors })));
     // Warm both gateways (script loading, subscriptions) so the first measured job is not slower than the rest.
     await Promise.all(gateways.map((gateway, i) => gateway.run({ kind: 'search', group: `warm${i}`, payload: { id: 'w', ms: 1 } })));
@@ -53,7 +53,7 @@ describe.skipIf(!TEST_REDIS_URL)('BullMQ queue: two gateways, two worker process
   async function submitInOrder(kind: string, group: string, order: string[], limit: number, msOf: (i: number) => number): Promise<Promise<unknown>[]> {
     const groupProbe = probe(group);
     groupProbe.closeGate();
-    const name = `${group}/${DEFAULT_POLICY.classOf(kind)}`;
+    const name = `${group}/${TEST_POLICY.classOf(kind)}`;
     const runs: Promise<unknown>[] = [];
     for (const [i, id] of order.entries()) {
       runs.push(gateways[i % 2].run({ kind, group, payload: { id, ms: msOf(i) } }));
@@ -138,7 +138,7 @@ describe.skipIf(!TEST_REDIS_URL)('BullMQ queue: worker crash', () => {
   const stalledIntervalMs = 500;
 
   it('finishes a job whose worker process was killed mid-job once a new worker starts', async () => {
-    const gateway = createBullQueue({ redisUrl: TEST_REDIS_URL, prefix, kinds: ['ingest'] });
+    const gateway = createBullQueue({ policy: TEST_POLICY, redisUrl: TEST_REDIS_URL, prefix, kinds: ['ingest'] });
     const crashing = spawnFixture('stuck-worker.fixture.ts', [TEST_REDIS_URL, prefix, String(stalledIntervalMs)]);
     let replacement: WorkerHandle | undefined;
     try {

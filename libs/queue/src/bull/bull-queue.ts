@@ -3,7 +3,7 @@ import { JobsOptions, Queue, QueueEvents } from 'bullmq';
 import type { JobQueue, JobRequest, QueueCounts } from '../contracts';
 import { DEADLINE_REASON, raceSignal, startDeadline } from '../deadline';
 import { JobFailedError, JobTimeoutError, QueueErrorCode } from '../errors';
-import { DEFAULT_POLICY, QueuePolicy } from '../policy';
+import type { QueuePolicy } from '../policy';
 import { bullPrefix, DEFAULT_PREFIX, openRedis, type QueueWarning, redisOptions, warnOnStderr } from '../redis/connection';
 import { createRedisSemaphore, ReleaseSlot } from '../redis/redis-semaphore';
 import { JobData, JobOutcome, unwrapOutcome } from './job-outcome';
@@ -26,7 +26,8 @@ const JOB_OPTIONS: JobsOptions = {
 export function createBullQueue(opts: {
   redisUrl: string;
   prefix?: string;
-  policy?: QueuePolicy;
+  /** Each kind's admission class and the limits (classTablePolicy). */
+  policy: QueuePolicy;
   kinds: string[];
   /** Admission lease; see DEFAULT_LEASE_MS. */
   leaseMs?: number;
@@ -38,7 +39,7 @@ export function createBullQueue(opts: {
   const warn = opts.warn ?? warnOnStderr;
   const pickupTimeoutMs = opts.pickupTimeoutMs ?? DEFAULT_PICKUP_TIMEOUT_MS;
   const prefix = opts.prefix ?? DEFAULT_PREFIX;
-  const policy = opts.policy ?? DEFAULT_POLICY;
+  const { policy } = opts;
   const connection = redisOptions(opts.redisUrl);
   const semaphore = createRedisSemaphore({ redisUrl: opts.redisUrl, prefix, leaseMs: opts.leaseMs, warn });
   const lanes = new Map<string, Lane>();

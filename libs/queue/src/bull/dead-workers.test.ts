@@ -5,6 +5,7 @@ import { sleep, waitUntil } from '../testing/concurrency-probe';
 import { deleteKeys, killHard, randomPrefix, spawnFixture, TEST_REDIS_URL, waitForLine } from '../testing/redis-test-env';
 import { createBullQueue } from './bull-queue';
 import { startBullWorkers } from './bull-workers';
+import { TEST_POLICY } from '../testing/test-policy';
 
 /** Settles with the promise's outcome, or with 'still waiting' once `ms` has passed: a broken fix cannot hang the test. */
 function within<T>(promise: Promise<T>, ms: number): Promise<T | Error | 'still waiting'> {
@@ -14,7 +15,7 @@ function within<T>(promise: Promise<T>, ms: number): Promise<T | Error | 'still 
 describe.skipIf(!TEST_REDIS_URL)('BullMQ: dead and missing workers', () => {
   it('retries the job of a worker killed mid-job within 15 s, with the default lock and stall timing', async () => {
     const prefix = randomPrefix();
-    const gateway = createBullQueue({ redisUrl: TEST_REDIS_URL, prefix, kinds: ['ingest'] });
+    const gateway = createBullQueue({ policy: TEST_POLICY, redisUrl: TEST_REDIS_URL, prefix, kinds: ['ingest'] });
     const crashing = spawnFixture('stuck-worker.fixture.ts', [TEST_REDIS_URL, prefix, 'default']);
     let survivor: WorkerHandle | undefined;
     try {
@@ -42,7 +43,7 @@ describe.skipIf(!TEST_REDIS_URL)('BullMQ: dead and missing workers', () => {
 
   it('keeps the lock of a job that runs for many lock durations: it runs once and is not restarted', async () => {
     const prefix = randomPrefix();
-    const gateway = createBullQueue({ redisUrl: TEST_REDIS_URL, prefix, kinds: ['ingest'] });
+    const gateway = createBullQueue({ policy: TEST_POLICY, redisUrl: TEST_REDIS_URL, prefix, kinds: ['ingest'] });
     let runs = 0;
     // Lock 600 ms, renewed every 150 ms; the job takes 2.5 s.
     const workers = await Promise.all(
@@ -73,7 +74,7 @@ describe.skipIf(!TEST_REDIS_URL)('BullMQ: dead and missing workers', () => {
 
   it('fails a job no worker takes within the pickup deadline, and it never runs when a worker starts later', async () => {
     const prefix = randomPrefix();
-    const gateway = createBullQueue({ redisUrl: TEST_REDIS_URL, prefix, kinds: ['ingest'], pickupTimeoutMs: 1_000 });
+    const gateway = createBullQueue({ policy: TEST_POLICY, redisUrl: TEST_REDIS_URL, prefix, kinds: ['ingest'], pickupTimeoutMs: 1_000 });
     let worker: WorkerHandle | undefined;
     const ran: string[] = [];
     try {
@@ -102,7 +103,7 @@ describe.skipIf(!TEST_REDIS_URL)('BullMQ: dead and missing workers', () => {
 
   it('gives up the job of a worker killed with no other worker alive, freeing its admission slot', async () => {
     const prefix = randomPrefix();
-    const gateway = createBullQueue({ redisUrl: TEST_REDIS_URL, prefix, kinds: ['ingest'], pickupTimeoutMs: 1_000 });
+    const gateway = createBullQueue({ policy: TEST_POLICY, redisUrl: TEST_REDIS_URL, prefix, kinds: ['ingest'], pickupTimeoutMs: 1_000 });
     const crashing = spawnFixture('stuck-worker.fixture.ts', [TEST_REDIS_URL, prefix, '300']);
     let worker: WorkerHandle | undefined;
     const ran: string[] = [];

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { DEFAULT_POLICY } from '../policy';
+import { TEST_POLICY } from '../testing/test-policy';
 import { sleep, waitUntil } from '../testing/concurrency-probe';
 import { deleteKeys, killHard, randomPrefix, spawnFixture, TEST_REDIS_URL, waitForLine } from '../testing/redis-test-env';
 import { createRedisSemaphore, RedisSemaphore } from './redis-semaphore';
@@ -43,7 +43,7 @@ describe.skipIf(!TEST_REDIS_URL)('Redis fair semaphore', () => {
       );
       // Arrival order is the order tickets reach Redis: wait for each before sending the next through the other gateway.
       await waitUntil(async () => {
-        const counts = (await a.counts(DEFAULT_POLICY))['order/read'];
+        const counts = (await a.counts(TEST_POLICY))['order/read'];
         return counts !== undefined && counts.active + counts.waiting === i + 1;
       });
     }
@@ -71,10 +71,10 @@ describe.skipIf(!TEST_REDIS_URL)('Redis fair semaphore', () => {
     const held = await a.acquire({ group: 'acme:wine', cls: 'write' }, 1);
     const waiting = b.acquire({ group: 'acme:wine', cls: 'write' }, 1);
     await sleep(20);
-    expect((await a.counts(DEFAULT_POLICY))['acme:wine/write']).toEqual({ active: 1, waiting: 1 });
+    expect((await a.counts(TEST_POLICY))['acme:wine/write']).toEqual({ active: 1, waiting: 1 });
     await held();
     await (await waiting)();
-    expect((await a.counts(DEFAULT_POLICY))['acme:wine/write']).toBeUndefined();
+    expect((await a.counts(TEST_POLICY))['acme:wine/write']).toBeUndefined();
   });
 
   it('keeps a live gateway\'s slot past its lease and frees a crashed gateway\'s slot when the lease runs out', async () => {
