@@ -4,12 +4,7 @@ export type Rgb = readonly [number, number, number];
 /** How a color is written in a response (spec 2.7): a three-integer list or a lower-case six-digit hex string. */
 export type ColorForm = 'rgb' | 'hex';
 
-/** Packed RGB pixels, 3 bytes per pixel, row-major. */
-export interface RgbImage {
-  data: Uint8Array;
-  width: number;
-  height: number;
-}
+export type { RgbImage } from '@loupe/fingerprint';
 
 /** One color of a palette; weight is the percentage of the counted area (a palette's weights sum to 100). */
 export interface PaletteEntry {

@@ -11,7 +11,7 @@ export { enhancedScore } from './enhanced-score';
 export { confirmDense, confirmDenseFit, confirmWholeImage, overlapsForDense, weakFitOptions, DENSE_CONFIRM_MIN, type ImageEvidence } from './dense-confirm';
 export { confirmSharedDetail } from './shared-detail';
 export { renderOverlay } from './overlay';
-export { rgbToGray } from './rgb';
+export { rgbToGray, type PixelRegion } from './rgb';
 export { loadOpenCv } from './opencv';
 export { defineTask, runInThisThread, ThreadPool, type TaskRunner, type ThreadTask } from './pool/thread-pool';
 export { verifyOnThreads } from './pool/verify-task';

@@ -1,22 +1,12 @@
+import type { RgbImage } from '@loupe/fingerprint';
 import type { ImageFormat } from './formats';
+
+/** Pixels are fingerprint's types (the lowest library), one declaration for every library. */
+export type { GrayImage, RgbImage } from '@loupe/fingerprint';
 
 /** What an input file is, with width and height as displayed (after EXIF orientation). */
 export interface ImageInfo {
   format: ImageFormat;
-  width: number;
-  height: number;
-}
-
-/** Packed 8-bit RGB pixels, row-major, 3 bytes per pixel, no padding. */
-export interface RgbImage {
-  data: Uint8Array;
-  width: number;
-  height: number;
-}
-
-/** 8-bit single-channel pixels, row-major, no padding. */
-export interface GrayImage {
-  data: Uint8Array;
   width: number;
   height: number;
 }

@@ -1,4 +1,4 @@
-import type { GreyImage } from './grey';
+import type { GrayImage } from './grey';
 
 /** A coarse grid of per-block statistics over a grey image. */
 export interface BlockGrid {
@@ -13,7 +13,7 @@ export interface BlockGrid {
 const NINTHS = Uint8Array.from({ length: 9 * 255 + 1 }, (_, sum) => Math.round(sum / 9));
 
 /** 3×3 mean: per-pixel sensor noise averages out while text strokes (≥ 2 px) survive. */
-export function boxBlur3(g: GreyImage): GreyImage {
+export function boxBlur3(g: GrayImage): GrayImage {
   const { width, height, data } = g;
   // Separable: row sums of 3 (2 at the sides), then columns of those; the mean divides by the pixels present.
   const rows = new Uint16Array(width * height);
@@ -43,7 +43,7 @@ export function boxBlur3(g: GreyImage): GreyImage {
   return { data: out, width, height };
 }
 
-export function brightGrid(g: GreyImage, threshold: number, blockSize: number): BlockGrid {
+export function brightGrid(g: GrayImage, threshold: number, blockSize: number): BlockGrid {
   const cols = Math.ceil(g.width / blockSize);
   const rows = Math.ceil(g.height / blockSize);
   const counts = new Uint32Array(cols * rows);

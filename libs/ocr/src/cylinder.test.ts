@@ -1,7 +1,7 @@
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { estimateCylinder, unwrapCylinder } from './cylinder';
-import type { GreyImage } from './grey';
+import type { GrayImage } from './grey';
 import { createOcrPool, type OcrPool } from './ocr-pool';
 import { DEFAULT_PREPARE, labelCylinder, UNWRAP_BELOW_SQUEEZE } from './ocr-prepare';
 import { FULL_WIDTH_LINES, fullWidthLabel, wrapOnCylinder } from './testing/label-fixtures';
@@ -10,7 +10,7 @@ const WIDTH = 600;
 const HEIGHT = 760;
 
 /** A label of centred lines in one face, grey, as printed (flat). */
-async function printedGrey(lines: string[], face = 'DejaVu Serif', dark = false): Promise<GreyImage> {
+async function printedGrey(lines: string[], face = 'DejaVu Serif', dark = false): Promise<GrayImage> {
   const step = HEIGHT / (lines.length + 1);
   const texts = lines.map(
     (text, i) =>
@@ -25,7 +25,7 @@ async function printedGrey(lines: string[], face = 'DejaVu Serif', dark = false)
 const LINES = ['MAISON DUVERGIER', 'Coteaux du Layon', '2018', 'Chenin Blanc Moelleux', 'Vin Blanc de Loire', 'Mis en bouteille au Domaine', 'Produit de France'];
 
 /** The label wrapped over ±halfAngle of a cylinder and seen from the front (linear sampling along the arc). */
-function wrap(g: GreyImage, halfAngle: number): GreyImage {
+function wrap(g: GrayImage, halfAngle: number): GrayImage {
   const radius = g.width / (2 * halfAngle);
   const width = Math.round(2 * radius * Math.sin(halfAngle));
   const out = new Uint8Array(width * g.height);
@@ -40,7 +40,7 @@ function wrap(g: GreyImage, halfAngle: number): GreyImage {
 }
 
 /** Ink columns (dark pixels) per column band of the label's width: where the print is and how wide. */
-function inkColumns(g: GreyImage, x0: number, x1: number, y0: number, y1: number): number {
+function inkColumns(g: GrayImage, x0: number, x1: number, y0: number, y1: number): number {
   let n = 0;
   for (let x = x0; x < x1; x++) {
     let any = false;
@@ -90,7 +90,7 @@ describe('cylinder unwrap', () => {
     expect(fit.edgeSqueeze).toBeLessThan(0.6);
     const { image, toSourceX } = unwrapCylinder(wrapped, fit);
     // Ink width of the first and middle word in each image (the words sit at fifths of the width).
-    const widths = (g: GreyImage) => [0, 2].map((k) => inkColumns(g, Math.round((k * g.width) / 5), Math.round(((k + 1) * g.width) / 5), 80, 130));
+    const widths = (g: GrayImage) => [0, 2].map((k) => inkColumns(g, Math.round((k * g.width) / 5), Math.round(((k + 1) * g.width) / 5), 80, 130));
     const [sideFlat, middleFlat] = widths(flat);
     expect(sideFlat / middleFlat).toBeGreaterThan(0.95);
     const [sideWrapped, middleWrapped] = widths(wrapped);

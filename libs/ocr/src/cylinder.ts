@@ -1,4 +1,4 @@
-import { histogram, otsuThreshold, type GreyImage } from './grey';
+import { histogram, otsuThreshold, type GrayImage } from './grey';
 import { findTextBands } from './text-bands';
 
 /**
@@ -36,7 +36,7 @@ const MAX_UNWRAP_ANGLE = 1.45;
  * k·cos(asin((x − centre)/radius)), the centre being the middle of the ink (labels centre their print on the
  * bottle's front). Null when there is too little print to tell.
  */
-export function estimateCylinder(g: GreyImage): Cylinder | null {
+export function estimateCylinder(g: GrayImage): Cylinder | null {
   const { width, height, data } = g;
   if (width < PROFILE_BINS || height < 8) return null;
   const threshold = otsuThreshold(histogram(g));
@@ -150,7 +150,7 @@ export function estimateCylinder(g: GreyImage): Cylinder | null {
 }
 
 export interface Unwrapped {
-  image: GreyImage;
+  image: GrayImage;
   /** Column of the source image a column of the unwrapped one came from. */
   toSourceX(x: number): number;
 }
@@ -160,7 +160,7 @@ export interface Unwrapped {
  * x = centre + radius·sin θ, so print has the width it was printed at. Columns further round than MAX_UNWRAP_ANGLE
  * are left out.
  */
-export function unwrapCylinder(g: GreyImage, cylinder: Cylinder): Unwrapped {
+export function unwrapCylinder(g: GrayImage, cylinder: Cylinder): Unwrapped {
   const { centreX, radius } = cylinder;
   if (!Number.isFinite(radius)) return { image: g, toSourceX: (x) => x };
   const angleAt = (x: number) => Math.asin(Math.max(-Math.sin(MAX_UNWRAP_ANGLE), Math.min(Math.sin(MAX_UNWRAP_ANGLE), (x - centreX) / radius)));

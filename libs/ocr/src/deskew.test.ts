@@ -1,17 +1,18 @@
+import { rgbToGray } from '@loupe/fingerprint';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { estimateSkew, rotateGrey } from './deskew';
-import { toGrey, otsuThreshold, histogram } from './grey';
+import { otsuThreshold, histogram } from './grey';
 import { labelSvg, toRgbImage } from './testing/label-fixtures';
 
 describe('skew estimation', () => {
   it.each([-6, 0, 4])('recovers a %i° tilt of the text within one degree', async (deg) => {
     const img = await toRgbImage(sharp(Buffer.from(labelSvg())).rotate(deg, { background: '#f3ead6' }));
-    expect(Math.abs(estimateSkew(toGrey(img)) - deg)).toBeLessThanOrEqual(1);
+    expect(Math.abs(estimateSkew(rgbToGray(img)) - deg)).toBeLessThanOrEqual(1);
   });
 
   it('straightens the text so that a second estimate finds no tilt', async () => {
-    const grey = toGrey(await toRgbImage(sharp(Buffer.from(labelSvg())).rotate(5, { background: '#f3ead6' })));
+    const grey = rgbToGray(await toRgbImage(sharp(Buffer.from(labelSvg())).rotate(5, { background: '#f3ead6' })));
     expect(Math.abs(estimateSkew(rotateGrey(grey, estimateSkew(grey))))).toBeLessThanOrEqual(0.5);
   });
 });

@@ -1,4 +1,4 @@
-import { histogram, otsuThreshold, type GreyImage } from './grey';
+import { histogram, otsuThreshold, type GrayImage } from './grey';
 
 /** Labels photographed by hand are rarely tilted more than this; beyond it, rotation is a layout, not a skew. */
 const MAX_SKEW_DEGREES = 10;
@@ -12,7 +12,7 @@ export const MIN_CORRECTED_SKEW_DEGREES = 1;
  * Projection profiles: dark pixels are projected onto lines at each candidate angle; the angle where text lines
  * line up gives the most peaked profile (largest sum of squared bin counts).
  */
-export function estimateSkew(g: GreyImage): number {
+export function estimateSkew(g: GrayImage): number {
   const threshold = otsuThreshold(histogram(g));
   const xs: number[] = [];
   const ys: number[] = [];
@@ -50,7 +50,7 @@ export function estimateSkew(g: GreyImage): number {
 }
 
 /** Rotates by -angle around the centre (undoing a skew of angle), filling with white; bilinear. */
-export function rotateGrey(g: GreyImage, angleDegrees: number): GreyImage {
+export function rotateGrey(g: GrayImage, angleDegrees: number): GrayImage {
   const t = (angleDegrees * Math.PI) / 180;
   const sin = Math.sin(t);
   const cos = Math.cos(t);

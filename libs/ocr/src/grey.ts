@@ -1,11 +1,7 @@
-import type { PixelBox, RgbImage } from './types';
+import type { GrayImage } from '@loupe/fingerprint';
 
-/** One byte per pixel, row-major. */
-export interface GreyImage {
-  data: Uint8Array;
-  width: number;
-  height: number;
-}
+export type { GrayImage };
+import type { PixelBox } from './types';
 
 export function clampBox(box: PixelBox, width: number, height: number): PixelBox {
   const x0 = Math.max(0, Math.min(width, Math.floor(box.x0)));
@@ -18,23 +14,7 @@ export function clampBox(box: PixelBox, width: number, height: number): PixelBox
   };
 }
 
-/** Luma (BT.601 weights in integer form) of a region of an RGB image. */
-export function toGrey(img: RgbImage, region?: PixelBox): GreyImage {
-  const r = clampBox(region ?? { x0: 0, y0: 0, x1: img.width, y1: img.height }, img.width, img.height);
-  const width = r.x1 - r.x0;
-  const height = r.y1 - r.y0;
-  const out = new Uint8Array(width * height);
-  for (let y = 0; y < height; y++) {
-    let src = ((r.y0 + y) * img.width + r.x0) * 3;
-    let dst = y * width;
-    for (let x = 0; x < width; x++, src += 3) {
-      out[dst++] = (img.data[src] * 77 + img.data[src + 1] * 150 + img.data[src + 2] * 29) >> 8;
-    }
-  }
-  return { data: out, width, height };
-}
-
-export function histogram(g: GreyImage): Uint32Array {
+export function histogram(g: GrayImage): Uint32Array {
   const h = new Uint32Array(256);
   for (let i = 0; i < g.data.length; i++) h[g.data[i]]++;
   return h;
@@ -73,7 +53,7 @@ export function otsuThreshold(hist: Uint32Array): number {
 const STRETCH_CLIP = 0.01;
 
 /** Linear stretch so the 1st..99th percentile spans 0..255. */
-export function stretchContrast(g: GreyImage): GreyImage {
+export function stretchContrast(g: GrayImage): GrayImage {
   const hist = histogram(g);
   const clip = g.data.length * STRETCH_CLIP;
   let lo = 0;
@@ -86,12 +66,12 @@ export function stretchContrast(g: GreyImage): GreyImage {
   return { ...g, data: g.data.map((v) => lut[v]) };
 }
 
-export function binarize(g: GreyImage, threshold: number): GreyImage {
+export function binarize(g: GrayImage, threshold: number): GrayImage {
   return { ...g, data: g.data.map((v) => (v > threshold ? 255 : 0)) };
 }
 
 /** Bilinear upscale by an integer factor. */
-export function upscale(g: GreyImage, factor: number): GreyImage {
+export function upscale(g: GrayImage, factor: number): GrayImage {
   const width = g.width * factor;
   const height = g.height * factor;
   const out = new Uint8Array(width * height);

@@ -1,5 +1,6 @@
+import { rgbToGray } from '@loupe/fingerprint';
 import { boxBlur3, brightGrid, closeMask, components, holeCount, type BlockGrid, type Component } from './block-grid';
-import { clampBox, histogram, otsuThreshold, toGrey, type GreyImage } from './grey';
+import { clampBox, histogram, otsuThreshold, type GrayImage } from './grey';
 import type { PixelBox, RgbImage } from './types';
 
 /** About 100 blocks across the smaller side: a label line of text spans several blocks, noise averages out. */
@@ -48,7 +49,7 @@ function scoreComponent(comp: Component, grid: BlockGrid, mask: Uint8Array, imgB
   return filled * rectangularity;
 }
 
-function bestComponent(blurred: GreyImage, threshold: number, blockSize: number): Candidate | null {
+function bestComponent(blurred: GrayImage, threshold: number, blockSize: number): Candidate | null {
   const grid = brightGrid(blurred, threshold, blockSize);
   const raw = new Uint8Array(grid.bright.length);
   for (let i = 0; i < raw.length; i++) raw[i] = grid.bright[i] >= PAPER_BLOCK_BRIGHT ? 1 : 0;
@@ -61,7 +62,7 @@ function bestComponent(blurred: GreyImage, threshold: number, blockSize: number)
   return best;
 }
 
-function brightShare(g: GreyImage, threshold: number, x0: number, y0: number, x1: number, y1: number): number {
+function brightShare(g: GrayImage, threshold: number, x0: number, y0: number, x1: number, y1: number): number {
   let n = 0;
   let bright = 0;
   for (let y = y0; y < y1; y++) {
@@ -74,7 +75,7 @@ function brightShare(g: GreyImage, threshold: number, x0: number, y0: number, x1
 }
 
 /** Moves each side of the block box to the outermost bright pixel row/column within one block of it. */
-function refineEdges(g: GreyImage, threshold: number, box: PixelBox, reach: number): PixelBox {
+function refineEdges(g: GrayImage, threshold: number, box: PixelBox, reach: number): PixelBox {
   const r = { ...box };
   const inside = (x0: number, y0: number, x1: number, y1: number) => brightShare(g, threshold, x0, y0, x1, y1) >= EDGE_ROW_BRIGHT;
   const lo = (v: number, max: number) => Math.max(0, Math.min(max, v));
@@ -101,7 +102,7 @@ function refineEdges(g: GreyImage, threshold: number, box: PixelBox, reach: numb
  */
 export function detectLabel(img: RgbImage): PixelBox | null {
   if (img.width < 2 || img.height < 2) return null;
-  const blurred = boxBlur3(toGrey(img));
+  const blurred = boxBlur3(rgbToGray(img));
   const blockSize = Math.max(MIN_BLOCK_SIZE, Math.round(Math.min(img.width, img.height) / BLOCKS_ACROSS));
   const hist = histogram(blurred);
   const first = otsuThreshold(hist);

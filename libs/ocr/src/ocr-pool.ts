@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { createWorker, OEM, type Worker, type Page } from 'tesseract.js';
 import { unionBox } from './box';
 import type { Cylinder } from './cylinder';
-import type { GreyImage } from './grey';
+import type { GrayImage } from './grey';
 import { DEFAULT_PREPARE, prepareForOcr, type PrepareOptions } from './ocr-prepare';
 import { bandMosaic, findTextBands, mosaicToSource, type TextBand } from './text-bands';
 import { traced, type StageTrace } from './trace';
@@ -51,7 +51,7 @@ function langPath(): string {
  * A grey image as binary PGM: tesseract's image reader (leptonica) takes it as it is, where a PNG costs an encode
  * here and a decode in the worker (9-12 ms a reading of a label at 1000 px).
  */
-function toPgm(grey: GreyImage): Buffer {
+function toPgm(grey: GrayImage): Buffer {
   const header = Buffer.from(`P5\n${grey.width} ${grey.height}\n255\n`, 'latin1');
   return Buffer.concat([header, Buffer.from(grey.data.buffer, grey.data.byteOffset, grey.data.length)]);
 }
@@ -169,7 +169,7 @@ export async function createOcrPool(opts: OcrPoolOptions = {}): Promise<OcrPool>
     else idle.push(w);
   };
 
-  const read = async (grey: GreyImage, trace: StageTrace | undefined, stage: string): Promise<Page> => {
+  const read = async (grey: GrayImage, trace: StageTrace | undefined, stage: string): Promise<Page> => {
     const pgm = toPgm(grey);
     const worker = await acquire();
     try {

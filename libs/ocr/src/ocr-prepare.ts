@@ -1,6 +1,7 @@
+import { rgbToGray } from '@loupe/fingerprint';
 import { estimateCylinder, unwrapCylinder, type Cylinder } from './cylinder';
 import { estimateSkew, MIN_CORRECTED_SKEW_DEGREES, rotateGrey, unrotatePoint } from './deskew';
-import { binarize, clampBox, histogram, otsuThreshold, stretchContrast, toGrey, upscale, type GreyImage } from './grey';
+import { binarize, clampBox, histogram, otsuThreshold, stretchContrast, upscale, type GrayImage } from './grey';
 import type { PixelBox, RgbImage } from './types';
 
 /** Which pre-processing steps run before tesseract. */
@@ -28,7 +29,7 @@ export const UNWRAP_BELOW_SQUEEZE = 0.8;
 
 /** The cylinder a label region is wrapped round, estimated from its print (null: too little print to tell). */
 export function labelCylinder(img: RgbImage, region?: PixelBox): Cylinder | null {
-  return estimateCylinder(stretchContrast(toGrey(img, clampBox(region ?? { x0: 0, y0: 0, x1: img.width, y1: img.height }, img.width, img.height))));
+  return estimateCylinder(stretchContrast(rgbToGray(img, clampBox(region ?? { x0: 0, y0: 0, x1: img.width, y1: img.height }, img.width, img.height))));
 }
 
 /**
@@ -43,7 +44,7 @@ export function labelCylinder(img: RgbImage, region?: PixelBox): Cylinder | null
 export const DEFAULT_PREPARE: PrepareOptions = { stretch: true, upscaleBelow: 400, binarize: false, deskew: true, unwrap: false };
 
 export interface PreparedImage {
-  grey: GreyImage;
+  grey: GrayImage;
   /** Maps a box found in `grey` back to the original image's pixels. */
   toOriginal(box: PixelBox): PixelBox;
   skewDegrees: number;
@@ -55,7 +56,7 @@ export interface PreparedImage {
 /** `cylinder` (labelCylinder of the same region): lay the region flat from that cylinder, whatever `opts.unwrap`. */
 export function prepareForOcr(img: RgbImage, region: PixelBox | undefined, opts: PrepareOptions = DEFAULT_PREPARE, cylinder?: Cylinder | null): PreparedImage {
   const r = clampBox(region ?? { x0: 0, y0: 0, x1: img.width, y1: img.height }, img.width, img.height);
-  let grey = toGrey(img, r);
+  let grey = rgbToGray(img, r);
   if (opts.stretch) grey = stretchContrast(grey);
   let unwrappedToSourceX = (x: number) => x;
   let cylinderSqueeze = 1;

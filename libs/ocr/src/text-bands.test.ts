@@ -1,6 +1,7 @@
+import { rgbToGray } from '@loupe/fingerprint';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { toGrey } from './grey';
+import {} from './grey';
 import { BAND_TARGET_HEIGHT, bandMosaic, findTextBands, mosaicToSource } from './text-bands';
 import { toRgbImage } from './testing/label-fixtures';
 
@@ -22,7 +23,7 @@ const LINES = [
 ];
 
 async function grey(svg: string) {
-  return toGrey(await toRgbImage(sharp(Buffer.from(svg))));
+  return rgbToGray(await toRgbImage(sharp(Buffer.from(svg))));
 }
 
 describe('text bands', () => {

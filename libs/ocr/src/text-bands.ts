@@ -1,4 +1,4 @@
-import { histogram, otsuThreshold, type GreyImage } from './grey';
+import { histogram, otsuThreshold, type GrayImage } from './grey';
 import type { PixelBox } from './types';
 
 /**
@@ -66,7 +66,7 @@ function inkSpan(ink: Uint8Array, width: number, y0: number, y1: number, xa: num
  * Bands of print, top to bottom. `columns` narrows the search to where the print is known to be (the first
  * reading's lines): beside a dark label on a bottle, the light wall would otherwise count as ink.
  */
-export function findTextBands(g: GreyImage, columns?: { x0: number; x1: number }): TextBand[] {
+export function findTextBands(g: GrayImage, columns?: { x0: number; x1: number }): TextBand[] {
   if (g.width < 4 || g.height < MIN_BAND_HEIGHT) return [];
   // Ink is the minority side of Otsu's split: on light stock the dark pixels, on dark stock the light ones. One
   // polarity for the whole label: deciding it strip by strip made bands of nothing where a strip's majority flipped.
@@ -136,7 +136,7 @@ export interface BandPlacement {
 }
 
 export interface BandMosaic {
-  image: GreyImage;
+  image: GrayImage;
   placements: BandPlacement[];
 }
 
@@ -144,7 +144,7 @@ export interface BandMosaic {
  * The bands, each scaled to BAND_TARGET_HEIGHT and made dark-on-light, stacked left-aligned on white: one
  * tesseract call reads every band at the size and polarity it reads best.
  */
-export function bandMosaic(g: GreyImage, bands: TextBand[], targetHeight = BAND_TARGET_HEIGHT): BandMosaic {
+export function bandMosaic(g: GrayImage, bands: TextBand[], targetHeight = BAND_TARGET_HEIGHT): BandMosaic {
   const pad = Math.round(targetHeight * MOSAIC_PAD_SHARE);
   const placements: BandPlacement[] = [];
   let width = 0;
@@ -165,13 +165,13 @@ export function bandMosaic(g: GreyImage, bands: TextBand[], targetHeight = BAND_
     width = Math.max(width, Math.round((source.x1 - source.x0) * scale) + 2 * pad);
     top += height + pad;
   }
-  const image: GreyImage = { data: new Uint8Array(width * top).fill(255), width, height: top };
+  const image: GrayImage = { data: new Uint8Array(width * top).fill(255), width, height: top };
   for (const p of placements) drawScaled(g, p, image, pad);
   return { image, placements };
 }
 
 /** Area-averaging resample of one band into the mosaic (inverted for light ink), so large print shrinks cleanly. */
-function drawScaled(g: GreyImage, p: BandPlacement, out: GreyImage, left: number): void {
+function drawScaled(g: GrayImage, p: BandPlacement, out: GrayImage, left: number): void {
   const sw = p.source.x1 - p.source.x0;
   const sh = p.source.y1 - p.source.y0;
   const w = Math.max(1, Math.round(sw * p.scale));

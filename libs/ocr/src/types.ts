@@ -1,9 +1,4 @@
-/** Packed RGB pixels, 3 bytes per pixel, row-major. Structurally the same as @loupe/imaging's image. */
-export interface RgbImage {
-  data: Uint8Array;
-  width: number;
-  height: number;
-}
+export type { RgbImage } from '@loupe/fingerprint';
 
 /** A box in pixels; x1/y1 are exclusive. */
 export interface PixelBox {

@@ -5,10 +5,11 @@
  *
  *   npx tsx tools/bench/wine/cylinder-estimate.ts [--photos N] [--seed N]
  */
+import { rgbToGray } from '@loupe/fingerprint';
 import { loadLabelImage, WINE_PREFERRED_SIDE } from '@loupe/jobs';
 import { detectLabel } from '@loupe/ocr';
 import { estimateCylinder } from '@loupe/ocr/src/cylinder';
-import { stretchContrast, toGrey } from '@loupe/ocr/src/grey';
+import { stretchContrast } from '@loupe/ocr/src/grey';
 import { UNWRAP_BELOW_SQUEEZE } from '@loupe/ocr/src/ocr-prepare';
 import { mulberry32 } from '@loupe/ocr/src/testing/wine-photos';
 import { checkFaces, FACES, printedLabelSvg, printedPhoto, printedStyle } from './printed-labels';
@@ -39,7 +40,7 @@ async function main(): Promise<void> {
       const photo = await printedPhoto(svg, c.condition, rand, SEED * 1000 + i, c.curvature);
       const img = await loadLabelImage(photo.jpeg, 'q.jpg', WINE_PREFERRED_SIDE);
       const box = detectLabel(img) ?? undefined;
-      const fit = estimateCylinder(stretchContrast(toGrey(img, box)));
+      const fit = estimateCylinder(stretchContrast(rgbToGray(img, box)));
       squeezes.push(fit ? fit.edgeSqueeze : NaN);
     }
     const known = squeezes.filter((s) => !Number.isNaN(s)).sort((a, b) => a - b);
