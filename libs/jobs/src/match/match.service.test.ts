@@ -1,0 +1,185 @@
+import { DEFAULT_MIN_SCORE, RgbImage } from '@loupe/fingerprint';
+import { crop, cropBox, rotate } from '@loupe/fingerprint/src/testing/edits';
+import { syntheticImage } from '@loupe/fingerprint/src/testing/synthetic-images';
+import { flatColor, rawSharp } from '@loupe/imaging/src/testing/test-images';
+import { BlobStore, Db, ImageRepository, MatchIndexRepository, migrate, MIGRATIONS, openBlobStore, openDatabase } from '@loupe/storage';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stagingKey } from '../blob-keys';
+import { ComparePayload, IngestItem, INPUT_REFUSED, MatchItem, QuerySource, SearchPayload } from '../contracts';
+import { IngestService } from '../ingest.service';
+import { MATCHING_PREFERRED_SIDE } from '../ingest-policy';
+import { LocalCollectionIndex } from './collection-index';
+import { MatchIndexCache } from './index-cache';
+import { MatchService } from './match.service';
+import { SearchIndexHook } from './search-index.hook';
+
+const jpegOf = (img: RgbImage, quality = 88) => rawSharp(img).jpeg({ quality }).toBuffer();
+
+/** What a phone does to a collection image before it is searched: a crop of most of it, a tilt, a lossy re-encode. */
+async function phoneCopy(img: RgbImage): Promise<Buffer> {
+  const cropped = await crop(img, cropBox(img, 0.6, 0.3, 0.6));
+  return jpegOf(await rotate(cropped, 12), 55);
+}
+
+describe('MatchService on a small collection added through ingest', () => {
+  let dir: string;
+  let db: Db;
+  let blobs: BlobStore;
+  let service: MatchService;
+  let accountId: number;
+  const originals = new Map<number, RgbImage>();
+
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'loupe-match-service-'));
+    db = await openDatabase({});
+    await migrate(db, MIGRATIONS);
+    blobs = await openBlobStore({ dataDir: dir });
+    accountId = (await db.query<{ id: number }>(`INSERT INTO accounts (name) VALUES ('acme') RETURNING id`)).rows[0].id;
+    const images = new ImageRepository(db);
+    const matchIndex = new MatchIndexRepository(db);
+    const entries: Array<{ filepath: string; data: Buffer }> = [];
+    for (const seed of [1, 2, 3, 4]) {
+      originals.set(seed, await syntheticImage(seed));
+      entries.push({ filepath: `labels/label-${seed}.jpg`, data: await jpegOf(originals.get(seed)!) });
+    }
+    // Copies of label 2 that match it less and less well: what offset, limit and min_score page through.
+    entries.push({ filepath: 'copies/label-2-same.jpg', data: await jpegOf(originals.get(2)!) });
+    entries.push({ filepath: 'copies/label-2-half.jpg', data: await jpegOf(await crop(originals.get(2)!, cropBox(originals.get(2)!, 0.45, 0, 0))) });
+    const items: IngestItem[] = [];
+    for (const { filepath, data } of entries) {
+      const staged_key = stagingKey();
+      await blobs.put(staged_key, data);
+      items.push({ filepath, image_id: null, staged_key });
+    }
+    const added = await new IngestService(images, blobs, () => [new SearchIndexHook(matchIndex)]).ingest({
+      account_id: accountId, account: 'acme', service: 'mobile', items, on_existing: 'refuse', preferred_side: MATCHING_PREFERRED_SIDE, crop_borders: true,
+    });
+    expect(added.errors).toEqual([]);
+    service = new MatchService(images, matchIndex, blobs, new LocalCollectionIndex(new MatchIndexCache(matchIndex)));
+  }, 120_000);
+  afterAll(async () => {
+    await db.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  async function staged(data: Buffer, label: string): Promise<QuerySource & { staged_key: string }> {
+    const staged_key = stagingKey();
+    await blobs.put(staged_key, data);
+    return { staged_key, label };
+  }
+
+  function searchPayload(query: QuerySource, options: Partial<SearchPayload['options']> = {}): SearchPayload {
+    return {
+      account_id: accountId, account: 'acme', service: 'mobile', query, preferred_side: MATCHING_PREFERRED_SIDE,
+      options: { min_score: 0, check_horizontal_flip: false, generate_overlay: false, offset: 0, limit: 0, ...options },
+    };
+  }
+
+  function comparePayload(first: QuerySource, second: QuerySource, options: Partial<ComparePayload['options']> = {}): ComparePayload {
+    return {
+      account_id: accountId, account: 'acme', service: 'mobile', first, second, preferred_side: MATCHING_PREFERRED_SIDE,
+      options: { min_score: 0, check_horizontal_flip: false, generate_overlay: false, compute_enhanced_score: false, compare_color: false, ...options },
+    };
+  }
+
+  const paths = (items: MatchItem[]) => items.map((i) => i.filepath);
+
+  it('finds a cropped, rotated, re-encoded photo of an image first, and deletes the staged query', async () => {
+    const query = await staged(await phoneCopy(originals.get(3)!), 'phone.jpg');
+    const result = await service.search(searchPayload(query));
+    expect(result.query_filepath).toBe('phone.jpg');
+    expect(result.items[0]?.filepath).toBe('labels/label-3.jpg');
+    expect(result.items[0].score).toBeGreaterThanOrEqual(DEFAULT_MIN_SCORE);
+    expect(paths(result.items), 'no other image is like it').toEqual(['labels/label-3.jpg']);
+    expect(result.total_results).toBe(1);
+    // The query shows 60% of the image's area (its tilted frame a little more): the match covers part of the target only.
+    expect(result.items[0].target_overlap_percent).toBeGreaterThan(50);
+    expect(result.items[0].target_overlap_percent).toBeLessThan(95);
+    expect(await blobs.exists(query.staged_key)).toBe(false);
+  }, 60_000);
+
+  it('finds nothing for an unrelated image', async () => {
+    const result = await service.search(searchPayload(await staged(await jpegOf(await syntheticImage(99)), 'other.jpg')));
+    expect(result.items).toEqual([]);
+    expect([result.total_results, result.total_filtered_results]).toEqual([0, 0]);
+  }, 60_000);
+
+  it('ranks every copy of an image by score, and pages them by offset and limit', async () => {
+    const copy = await phoneCopy(originals.get(2)!);
+    // Each search consumes its staged query.
+    const query = () => staged(copy, 'phone-2.jpg');
+
+    const all = await service.search(searchPayload(await query()));
+    expect(new Set(paths(all.items))).toEqual(new Set(['labels/label-2.jpg', 'copies/label-2-same.jpg', 'copies/label-2-half.jpg']));
+    const scores = all.items.map((i) => i.score);
+    expect(scores, 'best score first').toEqual([...scores].sort((a, b) => b - a));
+    expect([all.total_results, all.total_filtered_results]).toEqual([3, 3]);
+
+    const second = await service.search(searchPayload(await query(), { offset: 1, limit: 1 }));
+    expect(second.items).toEqual([all.items[1]]);
+    expect([second.total_results, second.total_filtered_results]).toEqual([3, 3]);
+    const firstTwo = await service.search(searchPayload(await query(), { limit: 2 }));
+    expect(firstTwo.items).toEqual(all.items.slice(0, 2));
+    const pastTheEnd = await service.search(searchPayload(await query(), { offset: 3, limit: 5 }));
+    expect(pastTheEnd.items).toEqual([]);
+    expect(pastTheEnd.total_filtered_results).toBe(3);
+  }, 120_000);
+
+  it('drops the matches scoring below min_score, counting them in total_results only', async () => {
+    const copy = await phoneCopy(originals.get(2)!);
+    const all = await service.search(searchPayload(await staged(copy, 'phone-2.jpg')));
+    const scores = all.items.map((i) => i.score);
+    expect(new Set(scores).size, 'the copies score differently').toBeGreaterThan(1);
+    const threshold = scores[scores.length - 1] + 0.1;
+    const kept = await service.search(searchPayload(await staged(copy, 'phone-2.jpg'), { min_score: threshold }));
+    expect(kept.items).toEqual(all.items.filter((i) => i.score >= threshold));
+    expect(kept.items.length).toBeLessThan(all.items.length);
+    expect([kept.total_results, kept.total_filtered_results]).toEqual([all.items.length, kept.items.length]);
+    const none = await service.search(searchPayload(await staged(copy, 'phone-2.jpg'), { min_score: scores[0] + 1 }));
+    expect(none.items).toEqual([]);
+  }, 120_000);
+
+  it('searching by a collection path returns that image first, then its copies', async () => {
+    const result = await service.search(searchPayload({ filepath: 'copies/label-2-same.jpg' }));
+    expect(result.query_filepath).toBe('copies/label-2-same.jpg');
+    expect(paths(result.items)[0]).toBe('copies/label-2-same.jpg');
+    expect(new Set(paths(result.items))).toEqual(new Set(['labels/label-2.jpg', 'copies/label-2-same.jpg', 'copies/label-2-half.jpg']));
+  }, 60_000);
+
+  it('refuses a query it cannot search, naming it and why, and deletes its staged upload', async () => {
+    const corrupt = await staged((await jpegOf(originals.get(1)!)).subarray(0, 500), 'broken.jpg');
+    await expect(service.search(searchPayload(corrupt))).rejects.toMatchObject({ code: INPUT_REFUSED, message: 'broken.jpg: The image data is corrupt or truncated.' });
+    expect(await blobs.exists(corrupt.staged_key)).toBe(false);
+    const plain = await staged(await jpegOf(flatColor(400, 300, [40, 120, 200])), 'plain.jpg');
+    await expect(service.search(searchPayload(plain))).rejects.toMatchObject({ code: INPUT_REFUSED, message: expect.stringMatching(/^plain\.jpg: /) });
+    await expect(service.search(searchPayload({ filepath: 'labels/absent.jpg' }))).rejects.toMatchObject({
+      code: INPUT_REFUSED,
+      message: 'labels/absent.jpg: This file does not exist in the image collection.',
+    });
+  }, 60_000);
+
+  it('compares a photo with the image it copies as one item, and an unrelated pair as none', async () => {
+    const copy = await phoneCopy(originals.get(4)!);
+    const first = await staged(copy, 'phone-4.jpg');
+    const same = await service.compare(comparePayload(first, { filepath: 'labels/label-4.jpg' }, { compute_enhanced_score: true, compare_color: true }));
+    expect(same.query_filepath).toBe('phone-4.jpg');
+    expect(same.items).toHaveLength(1);
+    const [item] = same.items;
+    expect(item.filepath).toBe('labels/label-4.jpg');
+    expect(item.score).toBeGreaterThanOrEqual(DEFAULT_MIN_SCORE);
+    expect(item.score_enhanced).toEqual(expect.any(Number));
+    expect(item.compare_color?.color_percent_diff).toEqual(expect.any(Number));
+    expect(await blobs.exists(first.staged_key)).toBe(false);
+
+    const above = await service.compare(comparePayload(await staged(copy, 'phone-4.jpg'), { filepath: 'labels/label-4.jpg' }, { min_score: item.score + 1 }));
+    expect(above.items, 'min_score applies to compare too').toEqual([]);
+
+    const unrelated = await service.compare(comparePayload(await staged(copy, 'phone-4.jpg'), { filepath: 'labels/label-1.jpg' }));
+    expect(unrelated.items).toEqual([]);
+    const twoUploads = await service.compare(comparePayload(await staged(copy, 'a.jpg'), await staged(await jpegOf(await syntheticImage(98)), 'b.jpg')));
+    expect(twoUploads.items).toEqual([]);
+  }, 60_000);
+});
