@@ -93,14 +93,34 @@ const CHROMA_GRID = 32;
 const CHROMA_MIN_SUM = 60;
 
 /**
+ * Range of the gain (contrast) of the brightness change undone before chromaticities are compared: the edit suite's
+ * contrast ±40 % is a gain of 0.6-1.4; a gain outside this range is not a contrast change.
+ */
+const CONTRAST_GAIN_RANGE: readonly [number, number] = [0.5, 2];
+
+/**
  * Mean chromaticity difference between the query and the collection image aligned by the fit (target → query, the
  * target's pixels `targetScale` times the size the fit refers to), over a grid of query points that fall inside the
  * target; 1 when no sample counts.
+ *
+ * A contrast or brightness change of a copy (one gain and offset for all three channels) moves chromaticities too: a
+ * saturated purple gradient at contrast +40 % differed by 0.25 from its original. Such a change is undone first (the
+ * least-squares gain and offset from the collection image's channels to the query's) when its gain is a plausible
+ * contrast. It cannot make other colours agree: a positive gain keeps the order of a pixel's channels, so a red tile
+ * stays red and a blue one blue.
  */
 export function chromaDifference(query: RgbImage, target: RgbImage, fit: MatchResult, targetScale = 1): number {
+  const samples = alignedSamples(query, target, fit, targetScale);
+  const raw = meanChromaDifference(samples, 1, 0);
+  const { gain, offset } = commonGainAndOffset(samples);
+  if (gain < CONTRAST_GAIN_RANGE[0] || gain > CONTRAST_GAIN_RANGE[1]) return raw;
+  return Math.min(raw, meanChromaDifference(samples, gain, offset));
+}
+
+/** RGB of the query and of the target at the same point, three channels each, for the grid points inside the target. */
+function alignedSamples(query: RgbImage, target: RgbImage, fit: MatchResult, targetScale: number): { query: number[]; target: number[] } {
   const back = invert(fit.transform);
-  let sum = 0;
-  let n = 0;
+  const samples = { query: [] as number[], target: [] as number[] };
   for (let j = 0; j < CHROMA_GRID; j++) {
     for (let i = 0; i < CHROMA_GRID; i++) {
       const x = Math.floor(((i + 0.5) * query.width) / CHROMA_GRID);
@@ -111,12 +131,50 @@ export function chromaDifference(query: RgbImage, target: RgbImage, fit: MatchRe
       if (u < 0 || v < 0 || u >= target.width || v >= target.height) continue;
       const q = 3 * (y * query.width + x);
       const t = 3 * (v * target.width + u);
-      const qs = query.data[q] + query.data[q + 1] + query.data[q + 2];
-      const ts = target.data[t] + target.data[t + 1] + target.data[t + 2];
-      if (qs < CHROMA_MIN_SUM || ts < CHROMA_MIN_SUM) continue;
-      sum += Math.abs(query.data[q] / qs - target.data[t] / ts) + Math.abs(query.data[q + 1] / qs - target.data[t + 1] / ts);
-      n++;
+      for (let c = 0; c < 3; c++) {
+        samples.query.push(query.data[q + c]);
+        samples.target.push(target.data[t + c]);
+      }
     }
+  }
+  return samples;
+}
+
+/** Least-squares `gain` and `offset` of query ≈ gain · target + offset over every channel of every sample. */
+function commonGainAndOffset(samples: { query: number[]; target: number[] }): { gain: number; offset: number } {
+  const n = samples.query.length;
+  if (n === 0) return { gain: 1, offset: 0 };
+  let meanQ = 0;
+  let meanT = 0;
+  for (let k = 0; k < n; k++) {
+    meanQ += samples.query[k];
+    meanT += samples.target[k];
+  }
+  meanQ /= n;
+  meanT /= n;
+  let covariance = 0;
+  let variance = 0;
+  for (let k = 0; k < n; k++) {
+    covariance += (samples.query[k] - meanQ) * (samples.target[k] - meanT);
+    variance += (samples.target[k] - meanT) ** 2;
+  }
+  const gain = variance > 0 ? covariance / variance : 1;
+  return { gain, offset: meanQ - gain * meanT };
+}
+
+/** Mean |Δr| + |Δg| of the chromaticities, the target's channels mapped by gain · value + offset (clamped to 0-255). */
+function meanChromaDifference(samples: { query: number[]; target: number[] }, gain: number, offset: number): number {
+  const mapped = (value: number) => Math.min(255, Math.max(0, gain * value + offset));
+  let sum = 0;
+  let n = 0;
+  for (let k = 0; k < samples.query.length; k += 3) {
+    const [qr, qg, qb] = [samples.query[k], samples.query[k + 1], samples.query[k + 2]];
+    const [tr, tg, tb] = [mapped(samples.target[k]), mapped(samples.target[k + 1]), mapped(samples.target[k + 2])];
+    const qs = qr + qg + qb;
+    const ts = tr + tg + tb;
+    if (qs < CHROMA_MIN_SUM || ts < CHROMA_MIN_SUM) continue;
+    sum += Math.abs(qr / qs - tr / ts) + Math.abs(qg / qs - tg / ts);
+    n++;
   }
   return n === 0 ? 1 : sum / n;
 }

@@ -106,4 +106,20 @@ describe('colors of a dense check', () => {
     expect(chromaDifference(crop.rgb, recolored, match!)).toBeGreaterThan(DENSE_MAX_CHROMA_DIFFERENCE);
     expect(await confirmDenseFit(crop.rgb, recolored, match!)).toBeNull();
   });
+
+  it('takes a copy whose contrast or brightness changed as the same colors, and a recolored one still not', async () => {
+    // A saturated purple-to-orange wallpaper: contrast +40 % moved its chromaticities by 0.25 before the change is undone.
+    const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="300" height="200"><defs><linearGradient id="g" x1="0" y1="1" x2="1" y2="0">
+      <stop offset="0" stop-color="#5e2160"/><stop offset="1" stop-color="#d9552b"/></linearGradient></defs><rect width="300" height="200" fill="url(#g)"/></svg>`;
+    const { data, info } = await sharp(Buffer.from(svg)).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+    const wallpaper: RgbImage = { data: new Uint8Array(data), width: info.width, height: info.height };
+    // One gain and offset for every channel, as a contrast edit applies them (clipped like 8-bit pixels).
+    const linear = (img: RgbImage, gain: number, offset: number): RgbImage => ({ ...img, data: img.data.map((v) => Math.min(255, Math.max(0, Math.round(gain * v + offset)))) });
+    const swapped: RgbImage = { ...wallpaper, data: wallpaper.data.map((v, i) => (i % 3 === 0 ? wallpaper.data[i + 2] : i % 3 === 2 ? wallpaper.data[i - 2] : v)) };
+    const identity = { transform: [1, 0, 0, 0, 1, 0, 0, 0, 1] } as MatchResult;
+    for (const [gain, offset] of [[1.4, -51], [0.6, 51], [1, 40]]) {
+      expect(chromaDifference(linear(wallpaper, gain, offset), wallpaper, identity)).toBeLessThan(0.02);
+      expect(chromaDifference(linear(swapped, gain, offset), wallpaper, identity)).toBeGreaterThan(DENSE_MAX_CHROMA_DIFFERENCE);
+    }
+  });
 });
