@@ -7,33 +7,27 @@ import type { PublicSearchPayload, PublicSearchResult } from './public-index/con
 import { PUBLIC_CANDIDATES_KIND } from './public-index/shard-sets';
 import type { WineExtractPayload, WineExtractResult, WineSearchPayload, WineSearchResult } from './wine/contracts';
 
-/**
- * Every job kind: what its payload and its result are, and which admission queue it waits in. A write changes a
- * collection and runs one at a time per account; everything else reads (at most 4 at once per account and service).
- */
-interface JobSpec<P, R, C extends ConcurrencyClass> {
+/** What a job of one kind is given and answers. */
+interface JobSpec<P, R> {
   payload: P;
   result: R;
-  class: C;
 }
 
+/** Every job kind's payload and result. */
 export interface JobTypes {
-  [JobKind.Ingest]: JobSpec<IngestPayload, IngestResult, 'write'>;
-  /** One image of a fanned-out add, prepared by any worker; it changes no collection (its add's ingest job commits). */
-  [JobKind.IngestPrepare]: JobSpec<IngestPreparePayload, EncodedItemPlan, 'read'>;
-  [JobKind.Delete]: JobSpec<DeletePayload, DeleteResult, 'write'>;
-  /** Rewrites an image's index entries, so it queues with the other writes of the account. */
-  [JobKind.Fingerprint]: JobSpec<FingerprintPayload, FingerprintResult, 'write'>;
-  [JobKind.Search]: JobSpec<SearchPayload, SearchResult, 'read'>;
-  [JobKind.Compare]: JobSpec<ComparePayload, CompareResult, 'read'>;
-  [JobKind.ColorSearch]: JobSpec<ColorSearchPayload, ColorSearchResult, 'read'>;
-  [JobKind.ColorImages]: JobSpec<ColorImagesPayload, ColorImagesResult, 'read'>;
-  [JobKind.ColorCollection]: JobSpec<ColorCollectionPayload, ColorCollectionResult, 'read'>;
-  /** update_metadata rewrites images' metadata: a write, like update. */
-  [JobKind.ColorMetadata]: JobSpec<ColorMetadataPayload, ColorMetadataResult, 'write'>;
-  [JobKind.WineSearch]: JobSpec<WineSearchPayload, WineSearchResult, 'read'>;
-  [JobKind.WineExtract]: JobSpec<WineExtractPayload, WineExtractResult, 'read'>;
-  [JobKind.PublicSearch]: JobSpec<PublicSearchPayload, PublicSearchResult, 'read'>;
+  [JobKind.Ingest]: JobSpec<IngestPayload, IngestResult>;
+  [JobKind.IngestPrepare]: JobSpec<IngestPreparePayload, EncodedItemPlan>;
+  [JobKind.Delete]: JobSpec<DeletePayload, DeleteResult>;
+  [JobKind.Fingerprint]: JobSpec<FingerprintPayload, FingerprintResult>;
+  [JobKind.Search]: JobSpec<SearchPayload, SearchResult>;
+  [JobKind.Compare]: JobSpec<ComparePayload, CompareResult>;
+  [JobKind.ColorSearch]: JobSpec<ColorSearchPayload, ColorSearchResult>;
+  [JobKind.ColorImages]: JobSpec<ColorImagesPayload, ColorImagesResult>;
+  [JobKind.ColorCollection]: JobSpec<ColorCollectionPayload, ColorCollectionResult>;
+  [JobKind.ColorMetadata]: JobSpec<ColorMetadataPayload, ColorMetadataResult>;
+  [JobKind.WineSearch]: JobSpec<WineSearchPayload, WineSearchResult>;
+  [JobKind.WineExtract]: JobSpec<WineExtractPayload, WineExtractResult>;
+  [JobKind.PublicSearch]: JobSpec<PublicSearchPayload, PublicSearchResult>;
 }
 
 export type JobPayload<K extends JobKind> = JobTypes[K]['payload'];
@@ -42,17 +36,23 @@ export type JobResult<K extends JobKind> = JobTypes[K]['result'];
 /** A processor for every job kind, each typed by its payload and result: a kind without one does not compile. */
 export type JobProcessors = { [K in JobKind]: Processor<JobPayload<K>, JobResult<K>> };
 
-/** The admission class of every kind, as JobTypes declares it (checked by the compiler against that table). */
-export const JOB_CLASSES: { readonly [K in JobKind]: JobTypes[K]['class'] } = {
+/**
+ * Which admission queue every kind waits in: a write changes a collection and runs one at a time per account; the rest
+ * read, at most 4 at once per account and service (docs/protocol.md §4). A kind missing here does not compile.
+ */
+export const JOB_CLASSES: { readonly [K in JobKind]: ConcurrencyClass } = {
   [JobKind.Ingest]: 'write',
+  // One image of a fanned-out add, prepared by any worker: it changes no collection (its add's ingest job commits).
   [JobKind.IngestPrepare]: 'read',
   [JobKind.Delete]: 'write',
+  // Rewrites an image's index entries, so it queues with the other writes of the account.
   [JobKind.Fingerprint]: 'write',
   [JobKind.Search]: 'read',
   [JobKind.Compare]: 'read',
   [JobKind.ColorSearch]: 'read',
   [JobKind.ColorImages]: 'read',
   [JobKind.ColorCollection]: 'read',
+  // update_metadata rewrites images' metadata: a write, like update.
   [JobKind.ColorMetadata]: 'write',
   [JobKind.WineSearch]: 'read',
   [JobKind.WineExtract]: 'read',
