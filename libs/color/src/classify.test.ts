@@ -7,7 +7,7 @@ import { LABELLED_COLORS } from './data/labelled-colors';
 const rgb = (hex: string) => parseColor(hex).rgb;
 
 describe('color classes', () => {
-  it('lists the 29 class names of spec 2.7 in spec order', () => {
+  it('lists the 29 class names in their documented order', () => {
     expect(COLOR_CLASS_NAMES).toEqual(
       ('white, black, grey-light, grey, grey-dark, red-light, red, red-dark, pink-light, pink, pink-dark, ' +
         'orange-light, orange, orange-dark, green-light, green, green-dark, yellow-light, yellow, yellow-dark, ' +
@@ -45,7 +45,7 @@ describe('color classes', () => {
     expect(classifyColor([hi, 0, 255])).toBe('violet,blue');
   });
 
-  it('only ever answers with names from the spec list', () => {
+  it('only ever answers with names from the class list', () => {
     for (let r = 0; r < 256; r += 51) {
       for (let g = 0; g < 256; g += 51) {
         for (let b = 0; b < 256; b += 51) {

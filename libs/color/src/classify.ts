@@ -3,7 +3,7 @@ import { oklabDistance, rgbToOklab, type Oklab } from './oklab';
 import { parseColor } from './color-format';
 import type { Rgb } from './types';
 
-/** The 29 class names of spec 2.7, in spec order. */
+/** The 29 class names, in the order of docs/protocol.md §8. */
 export const COLOR_CLASS_NAMES: readonly string[] = COLOR_CLASSES.map((c) => c.name);
 
 /**

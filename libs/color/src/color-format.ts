@@ -10,7 +10,7 @@ const RGB_FORM = /^\s*([^,]*),([^,]*),([^,]*)$/;
 const DECIMAL_INTEGER = /^\s*\d+\s*$/;
 const MAX_COMPONENT = 255;
 
-/** Parses a color as written in requests (spec 2.7): "r,g,b" (spaces allowed) or "rrggbb" / "#rrggbb", any case. */
+/** Parses a color as written in requests (docs/protocol.md §6): "r,g,b" (spaces allowed), "rrggbb" or "#rrggbb". */
 export function parseColor(s: string): { rgb: Rgb; form: ColorForm } {
   const hex = HEX_FORM.exec(s.trim());
   if (hex) {

@@ -11,13 +11,13 @@ const DARK_LIGHT_SPLIT = 0.6;
 
 /**
  * Where the hue wheel is cut. OKLab hue 0° lies between pink-magenta (~350°) and red (~25°): cutting there ranks
- * red, orange, yellow, green, blue, violet, pink, the order of spec 2.7 (black, red, yellow, green, blue, white).
+ * red, orange, yellow, green, blue, violet, pink, the rank order of docs/protocol.md §8.
  */
 const HUE_ORIGIN_DEGREES = 0;
 
 /**
- * Rank order of spec 2.7: dark greys first (darkest first), then chromatic colors by hue angle from the origin
- * (darker first within one hue), then light greys (white last). Returns a negative number when a ranks before b.
+ * Rank order of docs/protocol.md §8: dark greys first (darkest first), then chromatic colors by hue angle from the
+ * origin (darker first within one hue), then light greys (white last). Returns a negative number when a ranks before b.
  */
 export function compareHueOrder(a: Oklab, b: Oklab): number {
   const ka = sortKey(a);

@@ -9,7 +9,7 @@ import type { PaletteEntry, PaletteOptions, RgbImage, WeightedColor } from './ty
 import { nearestIndex, weightedMean, type WeightedLab } from './weighted-lab';
 import { toPercentages } from './weights';
 
-/** Spec 8: target_number_colors has a largest effective value of 10. */
+/** docs/protocol.md §4: target_number_colors has a largest effective value of 10. */
 export const MAX_TARGET_COLORS = 10;
 
 /**

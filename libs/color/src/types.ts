@@ -1,7 +1,7 @@
 /** An sRGB color, each component an integer 0-255. */
 export type Rgb = readonly [number, number, number];
 
-/** How a color is written in a response (spec 2.7): a three-integer list or a lower-case six-digit hex string. */
+/** How a color is written in a response (docs/protocol.md §8): a three-integer list or lower-case six-digit hex. */
 export type ColorForm = 'rgb' | 'hex';
 
 export type { RgbImage } from '@loupe/fingerprint';

@@ -1,4 +1,4 @@
-/** Weights are reported with two decimals (spec 2.7 weight is a percentage), so they are apportioned in 0.01 steps. */
+/** Weights are percentages with two decimals (docs/protocol.md §8), so they are apportioned in 0.01 steps. */
 const HUNDREDTHS_PER_WHOLE = 100 * 100;
 
 /**

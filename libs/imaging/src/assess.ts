@@ -69,9 +69,9 @@ export function isSingleColor(img: RgbImage): boolean {
 }
 
 /**
- * Decides whether an image is usable for recognition (spec: "Images that are extremely
- * small or of a single color cause an error"). Size is judged on the original, content on
- * the decoded pixels.
+ * Decides whether an image is usable for recognition (docs/protocol.md §9: extremely small
+ * or single-color images are refused as queries and not searchable when added). Size is
+ * judged on the original, content on the decoded pixels.
  */
 export function assessImage(img: RgbImage, original: ImageInfo): ImageAssessment {
   const extremelySmall = Math.min(original.width, original.height) < MIN_IMAGE_SIDE;

@@ -135,8 +135,8 @@ const differsBy = (a: Rgb, b: Rgb, step: number): boolean =>
   Math.max(Math.abs(a[0] - b[0]), Math.abs(a[1] - b[1]), Math.abs(a[2] - b[2])) > step;
 
 /**
- * Bounds of the content inside solid-color borders (spec 2.4: borders may be cropped before
- * rectangles are computed). Sides are peeled in rounds, one run per side per round, so
+ * Bounds of the content inside solid-color borders (docs/protocol.md §8: rectangles refer to
+ * the image without them). Sides are peeled in rounds, one run per side per round, so
  * nested borders of different colors (a white mat inside a black frame) come off in turn.
  * Never returns an empty box: an image that is all "border" is returned whole.
  */

@@ -1,6 +1,6 @@
 export type ImageFormat = 'jpeg' | 'png' | 'webp' | 'avif' | 'gif' | 'bmp' | 'tiff';
 
-/** The formats of spec section 1 ("Accepted image formats"), in the order the spec lists them. */
+/** The formats the collection services accept, in the order docs/protocol.md §9 lists them. */
 export const ACCEPTED_FORMATS: readonly ImageFormat[] = Object.freeze([
   'jpeg',
   'png',

@@ -14,7 +14,7 @@ export interface ResizePlan {
 
 /**
  * Target size so the smallest side equals preferredSide and the largest side is at most
- * MAX_ASPECT_OF_PREFERRED_SIDE * preferredSide, never enlarging (spec: "Do not scale images up").
+ * MAX_ASPECT_OF_PREFERRED_SIDE * preferredSide, never enlarging (docs/protocol.md §9).
  */
 export function planResize(width: number, height: number, preferredSide: number): ResizePlan {
   if (!(preferredSide > 0)) throw new RangeError(`preferredSide must be positive, got ${preferredSide}`);

@@ -21,7 +21,7 @@ export function intersectionOverUnion(a: PixelBox, b: PixelBox): number {
 
 const round2 = (v: number): number => Math.round(v * 100) / 100;
 
-/** Spec 2.4 rectangle: percentages of the image size, two decimals. */
+/** A rectangle of docs/protocol.md §8: percentages of the image size, two decimals. */
 export function toPercentRect(b: PixelBox, size: { width: number; height: number }): Rect {
   return {
     left: round2((b.x0 / size.width) * 100),

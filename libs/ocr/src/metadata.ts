@@ -20,7 +20,7 @@ function pickHit(hits: TermHit[], category: TermCategory): TermHit | undefined {
 }
 
 /**
- * Spec 2.5 label metadata from OCR lines. Rectangles are percentages of imageSize;
+ * Wine label metadata (docs/protocol.md §8) from OCR lines. Rectangles are percentages of imageSize;
  * label_rect is labelBox when given, else the extent of the text.
  */
 export function parseWineMetadata(

@@ -56,7 +56,10 @@ function toPgm(grey: GrayImage): Buffer {
   return Buffer.concat([header, Buffer.from(grey.data.buffer, grey.data.byteOffset, grey.data.length)]);
 }
 
-/** Label print photographed at the spec's preferred 1000 px is in the range tesseract is tuned for at 300 dpi. */
+/**
+ * Label print photographed at the wine service's preferred 1000 px (docs/protocol.md §9) is in the range tesseract
+ * is tuned for at 300 dpi.
+ */
 const ASSUMED_DPI = 300;
 
 /** Tesseract reports words with no letters or digits for specks and rules of the label's frame. */

@@ -8,7 +8,7 @@ export interface PixelBox {
   y1: number;
 }
 
-/** Spec 2.4 rectangle: percentages of the image width (left/right) and height (top/bottom). */
+/** A rectangle of docs/protocol.md §8: percentages of the image width (left/right) and height (top/bottom). */
 export interface Rect {
   left: number;
   right: number;
@@ -30,7 +30,7 @@ export interface OcrLine {
   words: OcrWord[];
 }
 
-/** Spec 2.5 wine label metadata. */
+/** Wine label metadata (docs/protocol.md §8). */
 export interface WineMetadata {
   variety_type?: string;
   variety_rect?: Rect;

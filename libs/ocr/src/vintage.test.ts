@@ -32,7 +32,7 @@ describe('vintage on a label', () => {
   });
 });
 
-describe('vintage rules of a search (spec 2.5)', () => {
+describe('vintage rules of a search', () => {
   it('uses the query year when there is one, whatever the collection says', () => {
     expect(resolveVintage(2015, 2012)).toEqual({ year: 2015, source: 'query' });
   });

@@ -63,7 +63,7 @@ export function findVintage(lines: OcrLine[], now: Date = new Date()): VintageHi
 }
 
 /**
- * Spec 2.5 vintage rules: the query image's year is the one to use; a matched collection image's year is
+ * Vintage rules of docs/protocol.md §8: the query image's year is the one to use; a matched collection image's year is
  * ignored, except that when the query has none it may serve as a hint of a possible vintage.
  */
 export function resolveVintage(
@@ -77,7 +77,7 @@ export function resolveVintage(
   return { source: 'none' };
 }
 
-/** Collection results may carry the year as a string (spec 2.5); anything not a positive integer is no year. */
+/** Matches may carry the year as a string (docs/protocol.md §8); anything not a positive integer is no year. */
 function asYear(y: number | string | undefined): number | undefined {
   const n = typeof y === 'string' && /^\s*\d+\s*$/.test(y) ? Number(y) : y;
   return typeof n === 'number' && Number.isInteger(n) && n > 0 ? n : undefined;

@@ -1,5 +1,5 @@
 /**
- * The color classes of spec 2.7 as data: each class is the region of OKLab closer to one of its prototype
+ * The color classes of docs/protocol.md §8 as data: each class is the region of OKLab closer to one of its prototype
  * colors than to any other class's prototype (a Voronoi partition). Moving a boundary means editing a prototype
  * here, not code. Prototypes are sRGB hex so a person can check them against a swatch; several per class
  * shape regions that are not round (e.g. the long "blue" region from cyan-blue to royal blue).
