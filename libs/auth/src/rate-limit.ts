@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 
 /**
- * Search rate limit of the public index API (specification 8: 30 per minute by default). A token bucket: a key may
+ * Search rate limit of the public index API (docs/protocol.md §5: 30 per minute by default). A token bucket: a key may
  * burst up to the per-minute limit, then gets one search back every 60/limit seconds. Unlike fixed windows it never
  * lets 2 × limit through around a window edge.
  */

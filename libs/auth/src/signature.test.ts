@@ -39,7 +39,7 @@ describe('signed requests', () => {
     expect(verifySignature('secret-key', { ...req, filename: 'other.jpg' }, signature)).toBe(false);
   });
 
-  it('accepts HMAC-SHA1 (40 hex digits) computed as the specification describes, with Python quote_plus encoding', () => {
+  it('accepts HMAC-SHA1 (40 hex digits) computed as docs/protocol.md §5 describes, with Python quote_plus encoding', () => {
     const url = "http://x.org/a b/100%/~tilde*'.jpg";
     // Python 3: quote_plus(url, safe='') keeps A-Za-z0-9_.-~ and writes spaces as '+'.
     const quoted = 'http%3A%2F%2Fx.org%2Fa+b%2F100%25%2F~tilde%2A%27.jpg'.toLowerCase();

@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /**
- * Signed requests of the public index API (specification 5, compatibility.md "Signatures"). Pure functions: the
+ * Signed requests of the public index API (docs/protocol.md §5). Pure functions: the
  * gateway gathers the request's parts, looks up the private key, and asks `verifySignature`; nonce and date
  * bookkeeping live in nonce-store.ts.
  */
@@ -9,16 +9,16 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 /** Arguments that carry the signature itself and never take part in the signed parameter string. */
 export const SIGNATURE_ARGUMENTS: ReadonlySet<string> = new Set(['api_key', 'api_sig', 'date', 'nonce', 'image_upload']);
 
-/** compatibility.md: 8 to 255 characters of `a-zA-Z0-9-_=.,*^`. */
+/** docs/protocol.md §5: 8 to 255 characters of `a-zA-Z0-9-_=.,*^`. */
 export const NONCE_PATTERN = /^[A-Za-z0-9\-_=.,*^]{8,255}$/;
 
 /**
- * compatibility.md: a date more than 15 minutes from server time is refused. The same window bounds how long a
+ * docs/protocol.md §5: a date more than 15 minutes from server time is refused. The same window bounds how long a
  * nonce must be remembered: a request is replayable only while its date is inside the window.
  */
 export const MAX_CLOCK_SKEW_SECONDS = 15 * 60;
 
-/** Hex lengths of the two accepted digests: HMAC-SHA1 (the specification) and HMAC-SHA256 (`tineye-api` 1.x). */
+/** Hex lengths of the two accepted digests (docs/protocol.md §5): HMAC-SHA1 and HMAC-SHA256 (`tineye-api` 1.x). */
 const DIGEST_OF_HEX_LENGTH: Readonly<Record<number, 'sha1' | 'sha256'>> = { 40: 'sha1', 64: 'sha256' };
 
 export interface SignedRequest {
@@ -75,7 +75,7 @@ export function signedParamString(params: SignedRequest['params'], variant: Enco
   return pairs.map(([key, value]) => `${key}=${value}`).join('&');
 }
 
-/** The text that is signed (compatibility.md), for one encoding variant. */
+/** The text that is signed (docs/protocol.md §5), for one encoding variant. */
 export function canonicalString(privateKey: string, req: SignedRequest, variant: EncodingVariant = 'node'): string {
   const tail = `${req.date}${req.nonce}${req.requestUrl}${signedParamString(req.params, variant)}`;
   if (req.method === 'GET') return `${privateKey}GET${tail}`;

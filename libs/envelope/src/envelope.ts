@@ -1,4 +1,4 @@
-/** The response envelope of the collection services (specification 2.1, docs/protocol.md §3). */
+/** The response envelope of the collection services (docs/protocol.md §3). */
 export type Status = 'ok' | 'warn' | 'fail';
 
 export type Stats = Record<string, number>;

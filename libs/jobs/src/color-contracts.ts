@@ -84,7 +84,7 @@ export interface ColorImagesResult {
   time_work: number;
 }
 
-/** Which collection images an extraction or count covers (specification 4.3, 4.6); all of them when empty. */
+/** Which collection images an extraction or count covers (docs/protocol.md §7); all of them when empty. */
 export interface ColorScope {
   metadata?: MetadataQuery;
   colors?: ColorQueryColor[];

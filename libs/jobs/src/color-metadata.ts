@@ -2,7 +2,7 @@ import type { MetadataQuery, MetadataScalar, MetadataValueType } from '@loupe/st
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 
 /**
- * Keyword metadata of the color service (specification 2.6): reading it from JSON or XML, the stored form that
+ * Keyword metadata of the color service (docs/protocol.md §8): reading it from JSON or XML, the stored form that
  * `update` writes, the query tree that searches and counts filter with, and the `return_metadata` selection.
  * The database side (jsonpath SQL over the stored form) is in @loupe/storage color-metadata.
  */

@@ -7,7 +7,7 @@ import type { IngestHook, IngestHookInput } from './ingest.service';
 import { IngestPayload, unreadableUploadMessage } from './contracts';
 import { Stopwatch } from './stopwatch';
 
-/** Specification 8: the color service's preferred smallest image side; query images are shrunk like stored ones. */
+/** docs/protocol.md §9: the color service's preferred smallest image side; query images are shrunk like stored ones. */
 export const COLOR_PREFERRED_SIDE = 600;
 
 export function notInCollectionMessage(filepath: string): string {

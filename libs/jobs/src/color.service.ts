@@ -54,7 +54,7 @@ export class ColorService {
     this.cache = cache ?? new PaletteCache(colors);
   }
 
-  /** color_search (specification 4.2). */
+  /** color_search (docs/protocol.md §7). */
   async search(payload: ColorSearchPayload): Promise<ColorSearchResult> {
     const ref: CollectionRef = { accountId: payload.account_id, service: payload.service };
     const resize = new Stopwatch();
@@ -138,7 +138,7 @@ export class ColorService {
     };
   }
 
-  /** extract_image_colors and count_image_colors (specification 4.4, 4.5). */
+  /** extract_image_colors and count_image_colors (docs/protocol.md §7). */
   async images(payload: ColorImagesPayload): Promise<ColorImagesResult> {
     const resize = new Stopwatch();
     const work = new Stopwatch();
@@ -153,7 +153,7 @@ export class ColorService {
     return { ...result, time_resize: resize.elapsed, time_work: work.elapsed };
   }
 
-  /** extract_collection_colors, count_collection_colors and count_metadata over a scope (specification 4.3, 4.6). */
+  /** extract_collection_colors, count_collection_colors and count_metadata over a scope (docs/protocol.md §7). */
   async collection(payload: ColorCollectionPayload): Promise<ColorCollectionResult> {
     const ref: CollectionRef = { accountId: payload.account_id, service: payload.service };
     const watch = new Stopwatch().start();

@@ -44,11 +44,11 @@ export interface IngestPayload {
   account: string;
   service: string;
   items: IngestItem[];
-  /** wine and mobile refuse an existing path (specification 3); match replaces it (compatibility.md). */
+  /** wine and mobile refuse an existing path; match and color replace it (docs/protocol.md §7). */
   on_existing: 'refuse' | 'replace';
-  /** Preferred smallest side of the stored normalised image (specification 8). */
+  /** Preferred smallest side of the stored normalised image (docs/protocol.md §9). */
   preferred_side: number;
-  /** Remove solid-color borders before fingerprinting (specification 2.4: match rectangles refer to the cropped image). */
+  /** Remove solid-color borders before fingerprinting (docs/protocol.md §8: rectangles refer to the cropped image). */
   crop_borders?: boolean;
   /** Options that only a service's ingest hooks read (e.g. color's ignore_background). */
   options?: Record<string, unknown>;
@@ -99,10 +99,10 @@ export type QuerySource =
   | { staged_key: string; label: string }
   | { filepath: string };
 
-/** Percent rectangle of specification 2.4, as the matching engine computes it. */
+/** Percent rectangle of docs/protocol.md §8, as the matching engine computes it. */
 export type { Rect };
 
-/** Specification 2.5b, as computed by the matching engine. */
+/** A match item (docs/protocol.md §8), as computed by the matching engine. */
 export interface MatchItem {
   filepath: string;
   score: number;

@@ -5,16 +5,16 @@ import { WINE_PREFERRED_SIDE } from './wine/contracts';
 export const COLLECTION_SERVICES = ['mobile', 'match', 'color', 'wine'] as const;
 export type CollectionServiceName = (typeof COLLECTION_SERVICES)[number];
 
-/** Specification 8: preferred smallest image side of the mobile and match services. */
+/** docs/protocol.md §9: preferred smallest image side of the mobile and match services. */
 export const MATCHING_PREFERRED_SIDE = 600;
 
 export type IngestPolicy = Pick<IngestPayload, 'on_existing' | 'preferred_side' | 'crop_borders'>;
 
 /**
  * How each service's add (color: update) stores images, shared by the gateway and the CLI's bulk add:
- * - wine and mobile refuse an existing path (specification 3), match and color replace it;
- * - preferred sides of specification 8;
- * - the matching services crop solid borders first (specification 2.4: rectangles refer to the cropped image).
+ * - wine and mobile refuse an existing path, match and color replace it (docs/protocol.md §7);
+ * - preferred sides of docs/protocol.md §9;
+ * - the matching services crop solid borders first (docs/protocol.md §8: rectangles refer to the cropped image).
  */
 export const INGEST_POLICIES: Readonly<Record<CollectionServiceName, IngestPolicy>> = {
   mobile: { on_existing: 'refuse', preferred_side: MATCHING_PREFERRED_SIDE, crop_borders: true },

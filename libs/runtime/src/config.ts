@@ -178,7 +178,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     runWorkers: redisUrl === undefined ? true : boolFromEnv(env, 'RUN_WORKERS', false),
     logRequests: boolFromEnv(env, 'LOG_REQUESTS', env.NODE_ENV !== 'test'),
     apiKeys: env.API_KEYS || undefined,
-    // Specification 8: 30 searches per minute by default.
+    // docs/protocol.md §5: 30 searches per minute by default.
     apiRateLimitPerMinute: intFromEnv(env, 'API_RATE_LIMIT_PER_MINUTE', 30),
     trustProxy: boolFromEnv(env, 'TRUST_PROXY', false),
     apiKeyHeaderOverHttp: boolFromEnv(env, 'API_KEY_HEADER_OVER_HTTP', false),

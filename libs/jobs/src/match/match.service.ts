@@ -85,8 +85,8 @@ export class MatchService {
         verified.length > 0 ? verified : await this.confirmDensely(ref, query, ranked.slice(0, DENSE_CANDIDATES), fetched, paths, options.check_horizontal_flip);
       if (found.length === 0) found.push(...(await this.confirmWholeImages(ref, query, fetched, paths, payload)));
       const matches = found.map(({ candidate: imagePk, result: match }) => ({ filepath: paths.get(imagePk)!, imagePk, match }));
-      // A search by a collection filepath returns that image itself first (compatibility.md): an identical copy under
-      // another path scores the same, and the order of paths must not put the copy ahead of it.
+      // A search by a collection filepath returns that image itself first (docs/protocol.md §7): an identical copy
+      // under another path scores the same, and the order of paths must not put the copy ahead of it.
       const queried = queriedPath(payload);
       matches.sort((a, b) => Number(b.filepath === queried) - Number(a.filepath === queried) || b.match.score - a.match.score || a.filepath.localeCompare(b.filepath));
       const kept = matches.filter((m) => m.match.score >= options.min_score);

@@ -43,7 +43,7 @@ export interface PublicSearchResult {
 
 /**
  * Error codes of refused public searches, carried through the queue to the gateway, which answers them with the
- * specification's error names (section 7).
+ * error names of docs/protocol.md §5.
  */
 export const PublicSearchError = {
   /** The file is corrupt or not JPEG, PNG or GIF (or animated): BAD_REQUEST. */

@@ -7,13 +7,13 @@ import { PublicSearchError, PublicSearchRefusedError } from './contracts';
 const NORMALIZED_JPEG_QUALITY = 88;
 
 /**
- * Smallest side of images in the public index, queries and indexed images alike (specification 4.14: images with
- * both sides above 300 px are shrunk, the smallest side should be at most 300 px). One scale for both keeps ORB's
+ * Smallest side of images in the public index, queries and indexed images alike (docs/protocol.md §9: larger images
+ * are shrunk to it, never enlarged). One scale for both keeps ORB's
  * pyramid working on like sizes, and a 300 px normalised copy is ~20 KB per image, which matters at 10M images.
  */
 export const PUBLIC_PREFERRED_SIDE = 300;
 
-/** Specification 4.14: JPEG, PNG or GIF (animations unsupported). */
+/** docs/protocol.md §9: JPEG, PNG or GIF (animations unsupported). */
 export const PUBLIC_FORMATS: ReadonlySet<ImageFormat> = new Set(['jpeg', 'png', 'gif']);
 
 export const CANNOT_IDENTIFY = 'Image cannot be identified; accepted formats are JPEG, PNG and GIF (not animated).';
@@ -25,8 +25,8 @@ export interface PublicImage {
 }
 
 /**
- * Bytes → validated, normalised pixels → features. Refusals carry the specification's two kinds: the file is not an
- * accepted image (BAD_REQUEST) or it holds too little to make a signature (NO_SIGNATURE_ERROR).
+ * Bytes → validated, normalised pixels → features. Refusals carry the two error names of docs/protocol.md §5: the
+ * file is not an accepted image (BAD_REQUEST) or it holds too little to make a signature (NO_SIGNATURE_ERROR).
  */
 export async function loadPublicImage(data: Buffer, label: string): Promise<PublicImage> {
   const format = sniffFormat(data);

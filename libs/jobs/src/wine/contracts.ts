@@ -1,21 +1,21 @@
 import type { MatchItem, SearchPayload } from '../contracts';
 
 /**
- * Payloads and results of the wine service's jobs (specification 2.5, 2.5b, 4.1, 4.7, 4.8, 4.12). Adds use the
+ * Payloads and results of the wine service's jobs (docs/protocol.md §7, §8). Adds use the
  * common ingest job (with the wine label hook); searches and extractions are read jobs of their own kinds.
  */
 
-/** Specification 8: the wine service's preferred smallest image side (search and add). */
+/** docs/protocol.md §9: the wine service's preferred smallest image side (search and add). */
 export const WINE_PREFERRED_SIDE = 1000;
 
-/** Label metadata as stored and answered: specification 2.5 fields, all optional but the text lists. */
+/** Label metadata as stored and answered: the fields of docs/protocol.md §8, all optional but the text lists. */
 export type WineLabelMetadata = Record<string, unknown> & { text_lines?: string[]; text_tokens?: string[] };
 
 
 /** Wine search takes the matching engine's search payload; the worker widens the window it asks the engine for. */
 export type WineSearchPayload = SearchPayload;
 
-/** Specification 2.5b item of a wine search. */
+/** An item of a wine search (docs/protocol.md §8). */
 export interface WineMatchItem extends MatchItem {
   score_text?: number;
   metadata: WineLabelMetadata;

@@ -17,7 +17,7 @@ export function tooSmallToReadMessage(label: string, img: { width: number; heigh
 
 /**
  * Decodes a query image for label reading the way an added image is stored: normalised to the preferred side
- * (never enlarged) and with solid borders cropped, so rectangles refer to the same frame (specification 2.4).
+ * (never enlarged) and with solid borders cropped, so rectangles refer to the same frame (docs/protocol.md §8).
  * Corrupt, animated, extremely small or single-color images are refused as the caller's error, naming the image.
  */
 export async function loadLabelImage(data: Buffer, label: string, preferredSide: number): Promise<RgbImage> {

@@ -7,7 +7,7 @@ import { readableSize } from './label-image';
 /**
  * Reads the label of an added wine image (outside the transaction) and stores its metadata with the image (inside
  * it). Every image gets a row, empty when no label was read, so a search always finds the collection side's text.
- * Its time is reported as time_detect_label (specification 2.2), not in time_add.
+ * Its time is reported as time_detect_label (docs/protocol.md §9), not in time_add.
  */
 export class WineLabelHook implements IngestHook<WineLabelMetadata> {
   readonly stat = 'time_detect_label';

@@ -112,7 +112,7 @@ describe('wine search order', () => {
   });
 });
 
-describe('vintage rules of specification 2.5 in match metadata', () => {
+describe('vintage rules in match metadata', () => {
   const label: WineLabelMetadata = { vintage_year: 2015, vintage_rect: rect, variety_type: 'Merlot', text_lines: ['Merlot 2015'], text_tokens: ['merlot', '2015'] };
 
   it('rule 1 and 2: the query\'s year is the one to use, so the matched image\'s year is left out', () => {

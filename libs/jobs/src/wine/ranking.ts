@@ -1,7 +1,7 @@
 import { resolveVintage, sameVariety, textSimilarity } from '@loupe/ocr';
 import type { WineLabelMetadata, WineMatchItem } from './contracts';
 
-/** Specification 8: score_text is produced for the top 10 results only. */
+/** docs/protocol.md §4: score_text is produced for the top 10 results only. */
 export const TEXT_SCORED_RESULTS = 10;
 /**
  * Weight of score_text against the image score in the combined order. Image scores of verified matches saturate
@@ -129,7 +129,7 @@ export function rankByLabel(candidates: readonly RankedCandidate[], query: WineL
 }
 
 /**
- * A match's metadata under the vintage rules of specification 2.5: the query's year, when read, is the one to use
+ * A match's metadata under the vintage rules of docs/protocol.md §8: the query's year, when read, is the one to use
  * and the matched image's year is ignored (left out, with its rectangle); only when the query shows no year does
  * the collection image's year appear, as a hint of a possible vintage (a string, as collection results carry it).
  * The text lines stay with the collection image; its tokens are kept to explain score_text.

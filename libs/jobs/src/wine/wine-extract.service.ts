@@ -18,7 +18,7 @@ interface Extracted {
 }
 
 /**
- * extract_metadata and extract_text (specification 4.7, 4.8): each image's label is found and read; an image that
+ * extract_metadata and extract_text (docs/protocol.md §7): each image's label is found and read; an image that
  * cannot be read or shows no label is reported by name while the others still answer. Images are read
  * concurrently: the OCR pool takes as many at once as it has workers.
  */
@@ -63,7 +63,7 @@ export class WineExtractService {
     const times = { time_resize: resizeWatch.elapsed, time_detect_label: reading.time_detect_label, time_extract_text: reading.time_extract_text };
     if (!reading.found) return { ...times, error: noLabelMessage(image.label) };
     const { text_lines, ...metadata } = reading.metadata;
-    // extract_text answers the lines; extract_metadata the fields of specification 2.5 with text_tokens.
+    // extract_text answers the lines; extract_metadata the fields of docs/protocol.md §8 with text_tokens.
     return { ...times, item: { filepath: image.label, metadata: payload.op === 'text' ? { text_lines } : metadata } };
   }
 }

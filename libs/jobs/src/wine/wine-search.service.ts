@@ -17,12 +17,12 @@ interface QueryLabel {
 }
 
 /**
- * Wine search (specification 4.1): the matching engine finds the collection images of the same label; the query's
+ * Wine search (docs/protocol.md §7): the matching engine finds the collection images of the same label; the query's
  * label is read meanwhile (OCR runs in worker threads while matching holds this one). Collection labels whose words
  * agree closely with the query's join as matches of image score 0 when the image check missed them (a label wrapped
  * round a bottle); image and text matches are then ranked together by image score, agreement of their stored label
  * text with the query's and of vintage and variety (ranking.ts), and each match carries its label metadata under the
- * vintage rules of specification 2.5.
+ * vintage rules of docs/protocol.md §8.
  */
 export class WineSearchService {
   constructor(

@@ -6,7 +6,7 @@ import { failed, JobData, JobOutcome, succeeded } from './job-outcome';
 
 /**
  * Jobs one worker process runs at once per kind. Admission already caps each group; this caps the process. Four
- * lets a single worker serve a full read queue of one group (specification 8).
+ * lets a single worker serve a full read queue of one group (docs/protocol.md §4).
  */
 const DEFAULT_CONCURRENCY = 4;
 /**

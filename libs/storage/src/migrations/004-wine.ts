@@ -1,7 +1,7 @@
 import type { Migration } from '..';
 
 /**
- * The wine service's label metadata (specification 2.5), read once when an image is added: search answers carry it
+ * The wine service's label metadata (docs/protocol.md §8), read once when an image is added: search answers carry it
  * for every match, and its text tokens are compared with the query's, so it is stored rather than read again.
  */
 export const wine: Migration = {

@@ -1,5 +1,5 @@
 /**
- * Keyword metadata of the color service (specification 2.6) as the database sees it: the stored form, the typed
+ * Keyword metadata of the color service (docs/protocol.md §8) as the database sees it: the stored form, the typed
  * query tree, and its translation to SQL over images.metadata (jsonpath `@?` filters, which the GIN index serves).
  *
  * Stored form (what `update` writes into images.metadata):

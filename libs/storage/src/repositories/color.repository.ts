@@ -2,7 +2,7 @@ import type { Db, Queryable } from '..';
 import { compileMetadata, MetadataQuery } from './color-metadata';
 import type { CollectionRef } from './images.repository';
 
-/** One stored palette color: sRGB, percent of the counted area, class names (specification 2.7). */
+/** One stored palette color: sRGB, percent of the counted area, class names (docs/protocol.md §8). */
 export interface StoredPaletteColor {
   rgb: [number, number, number];
   weight: number;

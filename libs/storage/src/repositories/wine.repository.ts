@@ -1,7 +1,7 @@
 import type { Db, Queryable } from '..';
 import type { CollectionRef } from './images.repository';
 
-/** A collection image's label metadata (specification 2.5) with the image's own identifier. */
+/** A collection image's label metadata (docs/protocol.md §8) with the image's own identifier. */
 export interface WineLabelRow {
   filepath: string;
   image_id: string | null;
