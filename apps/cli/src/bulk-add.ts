@@ -5,7 +5,7 @@ import path from 'node:path';
 import { CollectionService, INGEST_POLICY } from './ingest-policy';
 import type { ProgressCounts } from './progress';
 
-/** Images per ingest job: the add operation's limit (specification 8), so a CLI batch is a gateway add. */
+/** Images per ingest job: the add operation's limit (docs/protocol.md §4), so a CLI batch is a gateway add. */
 export const BATCH_SIZE = 10;
 /**
  * Batches staged or being ingested at once. One batch alone leaves threads idle at its end (its last images prepare

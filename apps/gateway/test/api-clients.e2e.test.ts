@@ -16,7 +16,7 @@ import { mailBoundary, multipartBody, pieces, rawRequest } from './raw-http';
  *   searchUrl and searchData, with its own transports (axios for GET, form-data's submit() for the upload, which
  *   writes the absolute URL into the request line).
  * - `pytineye` 1.x, 2.x and 3.x are Python and cannot run here; their requests are sent byte for byte as they send
- *   them (compatibility.md "Learned from running the official clients"): 1.x absolute-form targets and mail-style
+ *   them (docs/protocol.md §1, §2, §5): 1.x absolute-form targets and mail-style
  *   boundaries, 2.x `results.bundles[]`, 3.x `<host>/rest/<operation>/` with the private key in `x-api-key`.
  */
 
@@ -142,7 +142,7 @@ for (const mode of MODES) {
     });
 
     describe('pytineye 2.x: remaining_searches with bundles', () => {
-      it('lists every block not yet expired and their total, next to the flat fields of the specification', async () => {
+      it('lists every block not yet expired and their total, next to the flat fields of older clients', async () => {
         const results = await remaining(BUNDLES);
         expect(results.remaining_searches).toBe(40);
         expect(results.start_date).toMatch(UTC_TEXT);

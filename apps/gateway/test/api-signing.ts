@@ -1,7 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 
 /**
- * An independent signer, written from compatibility.md alone: Python's quote_plus for image_url and the file name
+ * An independent signer, written from docs/protocol.md §5 alone: Python's quote_plus for image_url and the file name
  * (only A-Za-z0-9_.-~ unescaped, spaces as '+'), lower-cased.
  */
 export function quotePlus(value: string): string {

@@ -217,7 +217,7 @@ for (const mode of MODES) {
         const expired = await get('search', { image_url: `${imagesUrl}/s1.jpg` }, OLD);
         expect(expired.body).toMatchObject({ code: 403, messages: ['SEARCH_BLOCK_EXPIRED', expect.stringMatching(/expired on 2021-01-01 00:00:00 UTC/)] });
         const remaining = await get('remaining_searches', {}, OLD);
-        // An expired block is no bundle of the newer shape (compatibility.md): nothing remains.
+        // An expired block is no bundle of the newer shape (docs/protocol.md §5): nothing remains.
         expect(remaining.body.results).toEqual({ remaining_searches: 0, start_date: '2020-01-01 00:00:00 UTC', expire_date: '2021-01-01 00:00:00 UTC', bundles: [], total_remaining_searches: 0 });
       });
     });

@@ -11,7 +11,7 @@ import { mailBoundary, multipartBody, pieces, rawRequest } from './raw-http';
  * The collection services as the official collection clients call them (issue 14). The Node client
  * `tineye-services` cannot be a dev dependency here: the only registry this build can reach answers 404 for it, and
  * nothing else may be fetched. So its calls, and those of the Python `tineyeservices` client, are sent as those
- * clients send them (compatibility.md "Learned from running the official clients against the service"):
+ * clients send them (docs/protocol.md §2, §6):
  * - MulticolorEngine.add: `POST /color/<account>/rest/add/`, multipart `image` + `filepath` or `url` + `filepath`,
  *   option `ignore_background`; an existing path is replaced, as with update;
  * - WineEngine.compare (Python, inherited from MatchEngine): `image1`/`image2` uploads or `url1`/`url2`, `min_score`,

@@ -42,7 +42,7 @@ for (const mode of MODES) {
       await sys?.destroy();
     });
 
-    it('updates with the stats of specification 2.2 and reports fingerprint 0 in get_info', async () => {
+    it('updates with time_update in its stats and reports fingerprint 0 in get_info', async () => {
       const again = await post(sys, 'update', { filepath: 'tmp/x.png' }, [{ field: 'image', data: await bandsPng([{ hex: WHITE, percent: 100 }]), filename: 'ignored.png' }]);
       expect(again.json.status).toBe('ok');
       expect(keys(again.json.stats)).toEqual(['time_download', 'time_resize', 'time_total', 'time_update']);

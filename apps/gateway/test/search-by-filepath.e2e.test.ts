@@ -3,7 +3,7 @@ import { call, formWith, MODES, startTestSystem, TestSystem } from './harness';
 import { sceneJpeg } from './images';
 
 /**
- * compatibility.md: "a search by a collection `filepath` returns that image itself first". An identical copy stored
+ * docs/protocol.md §7: a search by a collection `filepath` lists that image itself first. An identical copy stored
  * under another path scores the same (100), and ties were ordered by path, so a copy whose path sorts first came first.
  */
 const QUERIED = 'zoo/original.jpg';

@@ -54,7 +54,8 @@ for (const mode of MODES) {
       expect(best.filepath).toBe('labels/rivel-2015.jpg');
       expect(best.score).toBeGreaterThan(30);
       expect(best.score_text).toBeGreaterThan(60);
-      // The query shows a year, so it is the one to use: the matched image's own year is left out (spec 2.5 rule 1, 2).
+      // The query shows a year, so it is the one to use: the matched image's own year is left out
+      // (docs/protocol.md §8).
       expect(best.metadata).toMatchObject({ variety_type: 'Cabernet Sauvignon', region_name: 'Pauillac', country_name: 'France', color_type: 'red', image_id: 'id-rivel-2015.jpg' });
       expect(best.metadata.vintage_year).toBeUndefined();
       expect(res.json.query_image.filepath).toBe('shop/bottle.jpg');
@@ -84,7 +85,7 @@ for (const mode of MODES) {
       for (const t of twins) expect(typeof t.score_text).toBe('number');
     });
 
-    it('offers the collection image\'s year only as a hint when the query shows none (spec 2.5 rule 3)', async () => {
+    it('offers the collection image\'s year only as a hint when the query shows none', async () => {
       const noYear = await wineBottlePhoto({ ...COLLECTION['labels/italy/bellavista.jpg'], vintage: undefined }, { seed: 2, curvature: 0.3, jpegQuality: 80 });
       const res = await call(sys, 'wine', 'search', { form: formWith([upload(noYear.jpeg, 'no-year.jpg')]) });
       expect(res.json.result[0].filepath).toBe('labels/italy/bellavista.jpg');

@@ -23,7 +23,7 @@ export const API_WIRING = Symbol('API_WIRING');
 
 /**
  * One public API call as it goes through the middleware, guard, interceptor and filter: whichever answers renders the
- * envelope of specification 2.9 (indented with `pretty`, its timestamps from the call's arrival) and counts it.
+ * envelope of docs/protocol.md §5 (indented with `pretty`, its timestamps from the call's arrival) and counts it.
  */
 export interface ApiCallState {
   /** Epoch ms of arrival: the envelope's `timestamp`, and `query_time` runs from here. */

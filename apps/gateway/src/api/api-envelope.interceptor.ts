@@ -11,7 +11,7 @@ export interface ApiOutcome {
   messages: string[];
 }
 
-/** Renders a public API call's envelope (specification 2.9) on the response, with the call's timings and `pretty`. */
+/** Renders a public API call's envelope (docs/protocol.md §5) on the response, with the call's timings and `pretty`. */
 export function sendApiEnvelope(res: Response, call: ApiCallState, code: number, messages: string[], results: unknown, headers: Record<string, string> = {}): string {
   res.status(code).set({ 'content-type': 'application/json; charset=utf-8', ...headers });
   call.answered?.(code);

@@ -1,5 +1,5 @@
 /**
- * The public index API's envelope (specification 2.9), unlike the collection services' one: `stats` with string
+ * The public index API's envelope (docs/protocol.md §5), unlike the collection services' one: `stats` with string
  * `timestamp` and `query_time`, `code` (the HTTP status), `messages`, and operation-specific `results`.
  */
 export interface ApiEnvelope {
@@ -10,7 +10,7 @@ export interface ApiEnvelope {
 }
 
 /**
- * A refused call: `code` is the HTTP status, and the messages are the specification's pair (section 7): an error
+ * A refused call: `code` is the HTTP status, and the messages are the pair of docs/protocol.md §5: an error
  * name, then a description a person can act on.
  */
 export class ApiError extends Error {
@@ -34,7 +34,7 @@ export function apiEnvelope(code: number, messages: string[], results: unknown, 
   return { stats: { timestamp: secondsText(startedAtMs), query_time: secondsText(elapsedMs) }, code, messages, results };
 }
 
-/** JSON, indented when `pretty=true` (specification 4.14). */
+/** JSON, indented when `pretty=true` (docs/protocol.md §5). */
 export function renderApiEnvelope(envelope: ApiEnvelope, pretty: boolean): string {
   return pretty ? `${JSON.stringify(envelope, null, 2)}\n` : JSON.stringify(envelope);
 }

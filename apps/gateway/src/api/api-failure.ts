@@ -3,7 +3,7 @@ import { PublicSearchError } from '@loupe/jobs';
 import { JobFailedError, QueueErrorCode } from '@loupe/queue';
 import { ApiError } from './api-envelope';
 
-/** Processor refusals and the specification's error names (section 7). */
+/** Processor refusals and their error names (docs/protocol.md §5). */
 const REFUSAL_NAMES: Readonly<Record<string, string>> = {
   [PublicSearchError.BadImage]: 'BAD_REQUEST',
   [PublicSearchError.NoSignature]: 'NO_SIGNATURE_ERROR',
@@ -11,7 +11,7 @@ const REFUSAL_NAMES: Readonly<Record<string, string>> = {
 
 export interface ApiFailure {
   code: number;
-  /** The specification's pair: an error name, then a description a person can act on. */
+  /** docs/protocol.md §5: an error name, then a description a person can act on. */
   messages: [string, string];
   headers?: Record<string, string>;
 }

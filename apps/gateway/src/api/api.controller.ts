@@ -8,9 +8,9 @@ import { ApiOperation, ApiSignatureGuard } from './api-signature.guard';
 import type { ApiCall } from './public-api.service';
 
 /**
- * The public index API (any method, trailing slash optional) and its overlay links, at `/rest/<operation>/` where the
- * specification (4.14) puts it and clients that know only a host name build it, and at `/api/rest/<operation>/`,
- * our own prefix. Both answer the same; a signature covers whichever URL the client used. Every operation is signed
+ * The public index API (any method, trailing slash optional) and its overlay links, at `/rest/<operation>/`, where
+ * clients that know only a host name build it, and at `/api/rest/<operation>/`, our own prefix (docs/protocol.md §1).
+ * Both answer the same; a signature covers whichever URL the client used. Every operation is signed
  * (ApiSignatureGuard) and answered in the API's envelope (ApiEnvelopeInterceptor, ProtocolExceptionFilter).
  */
 @Controller(['rest', 'api/rest'])

@@ -24,7 +24,7 @@ export interface ApiCall {
   signal?: AbortSignal;
 }
 
-/** Blocks are reported as `YYYY-MM-DD HH:MM:SS UTC` (specification 2.9). */
+/** Blocks are reported as `YYYY-MM-DD HH:MM:SS UTC` (docs/protocol.md §5). */
 export function utcText(date: Date): string {
   return `${date.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
 }
@@ -65,8 +65,8 @@ export class PublicApiService {
   }
 
   /**
-   * Specification 2.9's flat fields (the block searches draw from now, or the latest one), and for newer clients
-   * (docs/protocol.md §5, newer clients) every block not yet expired as `bundles[]`, in start
+   * The flat fields of older clients (the block searches draw from now, or the latest one), and for newer clients
+   * (docs/protocol.md §5) every block not yet expired as `bundles[]`, in start
    * order, with `total_remaining_searches` their sum: searches bought for later count as remaining.
    */
   async remainingSearches(call: ApiCall): Promise<{ results: unknown; messages: string[] }> {
@@ -174,7 +174,7 @@ export class PublicApiService {
     return blobKey ? this.blobs.get(blobKey) : null;
   }
 
-  /** Downloads counted per account, as the collection services' are; the spec's "connection error" for any failure. */
+  /** Downloads counted per account, as the collection services' are; any failure is BAD_REQUEST (docs/protocol.md §5). */
   private async download(url: string, call: ApiCall): Promise<Buffer> {
     try {
       return await this.options.downloader.download(url, { owner: call.key.account, signal: call.signal });

@@ -10,7 +10,7 @@ import { refuseBadPath } from './inputs';
 import { MAX_QUERY_COLORS } from './limits';
 import { choice, flag, listDoc, num, Param, param, ParamReader, textDoc } from './params';
 
-/** Specification 4 "Colors input": weights are integers 1-100 summing to 100. */
+/** docs/protocol.md §7 (colors input): weights are integers 1-100 summing to 100. */
 const MIN_WEIGHT = 1;
 const WEIGHT_TOTAL = 100;
 const WILDCARD = 'wildcard';
@@ -55,7 +55,7 @@ function colorQueryDocs(scope: string) {
 }
 
 /**
- * `colors[n]` with optional `weights[n]` (specification 4 "Colors input"): at most 5 colors, `wildcard` only where
+ * `colors[n]` with optional `weights[n]` (docs/protocol.md §7): at most 5 colors, `wildcard` only where
  * allowed and at most once, weights integers 1-100 for every color and summing to 100; without weights each color
  * gets an equal share. Undefined when no colors were sent.
  */

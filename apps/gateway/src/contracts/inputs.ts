@@ -124,7 +124,7 @@ export interface AddCandidate {
 }
 
 /**
- * The four add/update forms of specification 4.12 (one or several uploads, one or several URLs; they may be combined).
+ * The four add/update forms of docs/protocol.md §7 (one or several uploads, one or several URLs; they may be combined).
  * With several uploads, filepaths[n] belong to them; URLs then continue the numbering (images first, then urls).
  */
 export function addInputs(): Param<AddCandidate[]> {

@@ -1,20 +1,20 @@
 import { MAX_CALL_TIMEOUT_MS } from '@loupe/queue';
 
-/** Specification 8: images or URLs per add/update request. */
+/** docs/protocol.md §4: images or URLs per add/update request. */
 export const MAX_IMAGES_PER_REQUEST = 10;
-/** Specification 2.3: image_id length. */
+/** docs/protocol.md §7: image_id length. */
 export const MAX_IMAGE_ID_LENGTH = 255;
 /** Collection paths are keys shown back to users; a bound keeps indexes and messages sane. */
 export const MAX_FILEPATH_LENGTH = 1024;
-/** Specification 8: paths per get_info / get_metadata (and, by the same reasoning, delete). */
+/** docs/protocol.md §4: paths per get_info / get_metadata (and, by the same reasoning, delete). */
 export const MAX_PATHS_PER_REQUEST = 10;
 /** docs/protocol.md §6: `list` returns 20 paths unless asked otherwise. */
 export const DEFAULT_LIST_LIMIT = 20;
-/** Search results per page unless `limit` says otherwise (specification 4.1, 4.2). */
+/** Search results per page unless `limit` says otherwise (docs/protocol.md §7). */
 export const DEFAULT_SEARCH_LIMIT = 10;
-/** Specification 4.3, 4.4: colors returned by extractions unless `limit` says otherwise. */
+/** docs/protocol.md §7: colors returned by extractions unless `limit` says otherwise. */
 export const DEFAULT_EXTRACT_LIMIT = 32;
-/** Specification 8: colors per search. */
+/** docs/protocol.md §4: colors per search. */
 export const MAX_QUERY_COLORS = 5;
 /** Maximum `timeout` a caller may ask for: a day, longer than any job should ever wait. */
 export const MAX_TIMEOUT_SECONDS = MAX_CALL_TIMEOUT_MS / 1000;

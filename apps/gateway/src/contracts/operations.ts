@@ -255,7 +255,7 @@ const COLOR = {
   }),
   get_search_metadata: metadataKeys('Searchable metadata keys with their types and image counts (and keyword counts)'),
   get_return_metadata: metadataKeys('Returnable metadata keys with their types and image counts'),
-  // Specification 2.8: the color service shows the fingerprint field as 0 for every file.
+  // docs/protocol.md §8: the color service shows the fingerprint field as 0 for every file.
   get_info: getInfo('Presence and size of images (fingerprint is always 0 on this service)'),
   ...collectionOps('color'),
 };

@@ -51,7 +51,7 @@ const matchItemProperties = {
 
 const wineMetadata = {
   type: 'object',
-  description: 'Label metadata (specification 2.5): every field but the text lists is optional.',
+  description: 'Label metadata: every field but the text lists is optional.',
   properties: {
     variety_type: { type: 'string' }, variety_rect: { $ref: '#/components/schemas/Rect' },
     vintage_year: { type: 'integer' }, vintage_rect: { $ref: '#/components/schemas/Rect' },

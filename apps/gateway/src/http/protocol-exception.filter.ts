@@ -44,7 +44,7 @@ function isUndecodablePath(exception: unknown): boolean {
 /**
  * The one place where failures become answers (docs/protocol.md §3 and §5).
  *
- * A public API call is answered with the API's envelope (specification 2.9): its code as the HTTP status and the
+ * A public API call is answered with the API's envelope (docs/protocol.md §5): its code as the HTTP status and the
  * messages pair (error name, description): 400 for bad requests, 401/403/429 from the signature and quota checks, 404
  * for unknown operations, 413 for oversized bodies, 503 while no worker or backing server answers, 500 for faults.
  *

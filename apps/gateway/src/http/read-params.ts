@@ -141,7 +141,7 @@ function readMultipart(req: IncomingMessage, limits: BodyLimits, maxFiles: numbe
         // Files and fields are counted here rather than by busboy, which silently skips the parts past its limits.
         limits: { fileSize: limits.maxFileBytes, fieldSize: MAX_FIELD_BYTES },
         defParamCharset: 'utf8',
-        // The multipart file name is the default collection path (specification 2.3), folders included.
+        // The multipart file name is the default collection path (docs/protocol.md §7), folders included.
         preservePath: true,
       });
     } catch (error) {

@@ -222,7 +222,7 @@ function withDeadline(ms: number, signal?: AbortSignal): { signal: AbortSignal; 
 }
 
 /**
- * Downloads an image URL before its job is queued (specification 1.3): http(s) only, every hop's address checked
+ * Downloads an image URL before its job is queued (docs/protocol.md §4): http(s) only, every hop's address checked
  * against the SSRF rules, redirects bounded, size limited, and everything (DNS, connecting, redirects, the body) within
  * one wall-clock limit, so that a server trickling bytes cannot hold the download open. Content is checked by the
  * caller's format sniffing, not by the Content-Type header, which servers often get wrong.

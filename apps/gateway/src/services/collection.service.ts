@@ -18,7 +18,7 @@ export function readGroup(ctx: OperationContext): string {
   return `${ctx.account.name}:${ctx.service}`;
 }
 
-/** The queue group of writes: 1 at a time per account, across its services (specification 8). */
+/** The queue group of writes: 1 at a time per account, across its services (docs/protocol.md §4). */
 export function writeGroup(ctx: OperationContext): string {
   return `${ctx.account.name}`;
 }

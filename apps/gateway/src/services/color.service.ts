@@ -35,7 +35,7 @@ function countedItems(colors: readonly GivenColor[], counts: readonly ColorPrese
 }
 
 /**
- * The color service (specification 2.6-2.8, 4.2-4.6, 4.10, 4.13 and docs/protocol.md §6): reads the request, stages
+ * The color service (docs/protocol.md §6-§8): reads the request, stages
  * query images, queues the work (searches, extractions and counts as reads, updates as writes) and shapes answers.
  */
 export class ColorOperations {
@@ -62,7 +62,7 @@ export class ColorOperations {
       get_metadata: operation(COLOR.get_metadata, (ctx, input) => this.getMetadata(ctx, input.filepaths)),
       get_search_metadata: operation(COLOR.get_search_metadata, (ctx) => this.metadataKeys(ctx, false)),
       get_return_metadata: operation(COLOR.get_return_metadata, (ctx) => this.metadataKeys(ctx, true)),
-      // Specification 2.8: the color service shows the fingerprint field as 0 for every file.
+      // docs/protocol.md §8: the color service shows the fingerprint field as 0 for every file.
       get_info: operation(COLOR.get_info, (ctx, input) => this.collection.getInfo(ctx, input.filepaths, { reportFingerprint: false })),
       delete: operation(COLOR.delete, (ctx, input) => this.collection.delete(ctx, input.filepaths)),
       list: operation(COLOR.list, (ctx, input) => this.collection.list(ctx, input)),
@@ -129,7 +129,7 @@ export class ColorOperations {
   async countImageColors(ctx: OperationContext, input: CountImageColorsInput): Promise<OperationOutcome> {
     const countColors = input.count_colors;
     const run = await this.imageJob(ctx, input.images, { op: 'count', ...background(input), limit: 0, count_colors: countColors.map((c) => c.rgb) });
-    // Specification 2.2 lists no time_download for count_image_colors; download time is part of time_total.
+    // docs/protocol.md §9: count_image_colors reports no time_download; download time is part of time_total.
     const stats: Stats = { time_resize: run.result?.time_resize ?? 0, time_count: run.result?.time_work ?? 0 };
     const result = run.result?.counts ? countedItems(countColors, run.result.counts) : [];
     return { result, errors: run.errors, status: statusFor(run.errors, run.result?.counts !== undefined), stats };
@@ -178,7 +178,7 @@ export class ColorOperations {
       count_metadata: queries.map((q) => q.query),
     };
     const outcome = await runJob(this.queue, { kind: JobKind.ColorCollection, group: readGroup(ctx), payload, timeoutMs: ctx.timeoutMs });
-    // Specification 2.1: in XML the count is an attribute of count-metadata and the query its content; in JSON the
+    // docs/protocol.md §8: in XML the count is an attribute of count-metadata and the query its content; in JSON the
     // same entry is {count, "": query}. The renderer writes `@name` keys as attributes, so the shape follows the format.
     const xml = ctx.format === 'xml';
     const entries = queries.map((q, i) => {
@@ -190,8 +190,8 @@ export class ColorOperations {
   }
 
   /**
-   * update (specification 4.13) and its client-side twin add: the same inputs, metadata and background options, an
-   * existing path replaced. Only the name of the writing time follows the operation (2.2: time_add vs time_update).
+   * update and its client-side twin add (docs/protocol.md §6): the same inputs, metadata and background options, an
+   * existing path replaced. Only the name of the writing time follows the operation (§9: time_add vs time_update).
    */
   async update(ctx: OperationContext, input: ColorUpdateInput, timeName: 'time_add' | 'time_update'): Promise<OperationOutcome> {
     const metadata = input.metadata;

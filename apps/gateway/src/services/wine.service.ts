@@ -15,7 +15,7 @@ import { releaseStaged } from './staging';
 const WINE = CONTRACTS.wine;
 
 /**
- * The wine-label service (specification 2.5, 2.5b, 4.1, 4.7, 4.8, 4.12): add reads each label and stores its
+ * The wine-label service (docs/protocol.md §7, §8): add reads each label and stores its
  * metadata; search matches the label image and orders the best by label text; extract_metadata and extract_text
  * read the labels of given images; compare matches two images as match compare does. delete, list, count and ping are
  * the collection operations every service has.
@@ -34,13 +34,13 @@ export class WineOperations {
 
   table(): OperationTable {
     return {
-      // Specification 4.12 on the wine service: an existing path is refused; 2.4: rectangles refer to the image
-      // without its solid borders; 2.2: the label reading time is reported as time_detect_label.
+      // docs/protocol.md §7-§9: an existing path is refused; rectangles refer to the image without its solid
+      // borders; the label reading time is reported as time_detect_label.
       add: operation(WINE.add, (ctx, input) =>
         this.collection.add(ctx, input.images, { ...INGEST_POLICIES.wine, stageStats: ['time_detect_label'] })),
       search: operation(WINE.search, (ctx, input) => this.search(ctx, input)),
       // docs/protocol.md §6 (wine compare): the Python WineEngine inherits compare from the match client. The images are
-      // normalised as wine labels are (solid borders cropped, preferred side of specification 8).
+      // normalised as wine labels are (solid borders cropped, preferred side of docs/protocol.md §9).
       compare: operation(WINE.compare, (ctx, input) => this.matching.compare(ctx, input, WINE_PREFERRED_SIDE)),
       extract_metadata: operation(WINE.extract_metadata, (ctx, input) => this.extract(ctx, input, 'metadata')),
       extract_text: operation(WINE.extract_text, (ctx, input) => this.extract(ctx, input, 'text')),
@@ -51,7 +51,7 @@ export class WineOperations {
     };
   }
 
-  /** Specification 4.1: exactly one query image; name/path filters, offset, limit, overlays; stats of 2.2. */
+  /** docs/protocol.md §7: exactly one query image; name/path filters, offset, limit, overlays; stats of §9. */
   async search(ctx: OperationContext, input: WineSearchInput): Promise<OperationOutcome> {
     const options = {
       min_score: 0,
@@ -82,7 +82,7 @@ export class WineOperations {
     return {
       result: result.items,
       query_image: { filepath: result.query_filepath, metadata: result.query_metadata },
-      // Specification 2.2 lists exactly these for wine search (a URL's download time is part of time_total).
+      // The stats of the wine search contract, without time_download (docs/protocol.md §9: it is part of time_total).
       stats: {
         total_results: result.total_results,
         total_filtered_results: result.total_filtered_results,
@@ -96,11 +96,11 @@ export class WineOperations {
     };
   }
 
-  /** Specification 4.7 / 4.8: `image`, `images[n]`, `url` or `urls[n]`, at most 10; one item per readable label. */
+  /** docs/protocol.md §7: `image`, `images[n]`, `url` or `urls[n]`, at most 10; one item per readable label. */
   async extract(ctx: OperationContext, input: WineExtractInput, op: 'metadata' | 'text'): Promise<OperationOutcome> {
     const deadline = deadlineOf(ctx);
     const staged = await this.images.stageQueryImages(input.images, downloadScope(ctx, deadline));
-    // Specification 2.2: extract_metadata reports time_download, extract_text does not.
+    // docs/protocol.md §9: extract_metadata reports time_download, extract_text does not.
     const download: Stats = op === 'metadata' ? { time_download: staged.timeDownload } : {};
     if (staged.images.length === 0) {
       return { result: [], errors: staged.errors, status: 'fail', stats: { ...download, time_resize: 0, time_detect_label: 0, time_extract_text: 0 } };

@@ -105,14 +105,14 @@ export function problemWith(req: FuzzRequest, answer: Answer): { kind: FindingKi
   if (req.expect === 'api') {
     const body = answer.body;
     if (!body || typeof body !== 'object') return { kind: 'malformed', detail: `HTTP ${status} (${type}) is not a JSON envelope: ${snippet}` };
-    if (body.code !== status || !Array.isArray(body.messages) || !body.stats) return { kind: 'malformed', detail: `HTTP ${status}: not a specification 2.9 envelope: ${snippet}` };
+    if (body.code !== status || !Array.isArray(body.messages) || !body.stats) return { kind: 'malformed', detail: `HTTP ${status}: not a public API envelope: ${snippet}` };
     if (status !== 200 && (body.messages.length !== 2 || !isErrorList(body.messages))) {
       return { kind: 'imprecise', detail: `HTTP ${status}: a refusal needs an error name and a description: ${snippet}` };
     }
     if (body.messages.some((m: string) => /internal error|\n\s+at /i.test(m))) return { kind: 'imprecise', detail: `HTTP ${status}: ${snippet}` };
     return null;
   }
-  // Collection services: every answer the gateway itself gives is an envelope (compatibility.md "Status and errors").
+  // Collection services: every answer the gateway itself gives is an envelope (docs/protocol.md §3).
   let envelope = answer.body;
   if (type.includes('xml')) envelope = envelope?.data && typeof envelope.data === 'object' ? { ...envelope.data, error: xmlList(envelope.data.error), result: xmlList(envelope.data.result) } : undefined;
   if (!envelope || typeof envelope !== 'object') return { kind: 'malformed', detail: `HTTP ${status} (${type}) is not an envelope: ${snippet}` };

@@ -72,7 +72,7 @@ export function collectionRequest(
   };
 }
 
-/** A signed public API GET (signatures computed as compatibility.md says, by the suite's independent signer). */
+/** A signed public API GET (signatures computed as docs/protocol.md §5 says, by the suite's independent signer). */
 export function apiGet(base: string, operation: string, params: Record<string, string>): FuzzRequest {
   const query = signedQuery('GET', operation, params, FUZZ_API, `${base}/api/rest/`);
   return { method: 'GET', path: `/api/rest/${encode(operation)}/?${query}`, expect: 'api' };
