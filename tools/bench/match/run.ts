@@ -59,7 +59,7 @@ const OPTS = {
 /** dHash baseline: a query matches its nearest collection hash when within this many bits (of 64). */
 const DHASH_THRESHOLD = 10;
 const SERVICE = 'match';
-const PREFERRED_SIDE = 600; // the match service's preferred side (specification 8)
+const PREFERRED_SIDE = 600; // the match service's preferred side (docs/protocol.md §9)
 const SYNTHETIC_PREFIX = 'synthetic/';
 /** Share of a distractor row's words replaced by words drawn from the collection's word-frequency distribution. */
 const DISTRACTOR_RESAMPLE = 0.5;

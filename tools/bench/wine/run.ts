@@ -151,7 +151,7 @@ function percentile(values: number[], p: number): number {
 
 /**
  * A printed label's query photo, with where the label is in the frame extract_metadata measures label_rect in:
- * the photo normalised to the wine side and with its solid borders cropped (specification 2.4).
+ * the photo normalised to the wine side and with its solid borders cropped (docs/protocol.md §8).
  */
 async function printedQueryPhoto(svg: string, condition: Condition, seed: number): Promise<{ jpeg: Buffer; width: number; height: number; labelBox: { x0: number; y0: number; x1: number; y1: number }; frame: { x0: number; y0: number; x1: number; y1: number } }> {
   const photo = await printedPhoto(svg, condition, rand, seed, CURVATURE);
@@ -241,7 +241,7 @@ async function main(): Promise<void> {
       };
       for (const key of Object.keys(fields) as Array<keyof typeof fields>) if (right[key]) fields[key]++;
       const rect = meta.label_rect as { left: number; right: number; top: number; bottom: number } | undefined;
-      // label_rect is in percent of the border-cropped image (specification 2.4): the truth is put in that frame.
+      // label_rect is in percent of the border-cropped image (docs/protocol.md §8): the truth is put in that frame.
       const frame: PixelBox = (photo as { frame?: PixelBox }).frame ?? { x0: 0, y0: 0, x1: photo.width, y1: photo.height };
       const fw = frame.x1 - frame.x0;
       const fh = frame.y1 - frame.y0;
