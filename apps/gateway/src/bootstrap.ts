@@ -84,13 +84,15 @@ export async function startGateway(config: AppConfig, options: { host?: string }
     queues = await openQueues(config, infra, { metrics, log });
     // One downloader for every service, so that an account's download limit counts all of its calls.
     const downloads = new UrlDownloader({ ...config.download, allowPrivate: config.allowPrivateUrls });
-    const collection = new CollectionService(infra.images, queues.queue, new ImageInputs(infra.blobs, downloads));
-    const matching = new MatchingService(queues.queue, new QueryInputs(infra.blobs, downloads));
+    const imageInputs = new ImageInputs(infra.blobs, downloads);
+    const queryInputs = new QueryInputs(infra.blobs, downloads);
+    const collection = new CollectionService(infra.images, queues.queue, imageInputs);
+    const matching = new MatchingService(queues.queue, queryInputs);
     const services: Record<ServiceName, OperationTable> = {
       mobile: mobileOperations(collection, matching),
       match: matchOperations(collection, matching),
-      color: new ColorOperations(collection, queues.queue, new ImageInputs(infra.blobs, downloads), infra.images, new ColorRepository(infra.db)).table(),
-      wine: new WineOperations(collection, queues.queue, new ImageInputs(infra.blobs, downloads), new QueryInputs(infra.blobs, downloads)).table(),
+      color: new ColorOperations(collection, queues.queue, imageInputs, infra.images, new ColorRepository(infra.db)).table(),
+      wine: new WineOperations(collection, queues.queue, imageInputs, queryInputs).table(),
     };
     const authThrottle = createAuthThrottle(config, warnTo(log));
     closeThrottle = authThrottle.close;

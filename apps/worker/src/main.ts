@@ -1,6 +1,6 @@
-import { COLLECTION_CANDIDATES_KIND, collectionCandidateKinds, ExpirySweeper, JOB_POLICY, JobKind, PUBLIC_CANDIDATES_KIND, publicCandidateKinds, StagingSweeper, startVocabularyMigration } from '@loupe/jobs';
+import { COLLECTION_CANDIDATES_KIND, collectionCandidateKinds, JOB_POLICY, JobKind, PUBLIC_CANDIDATES_KIND, publicCandidateKinds, startVocabularyMigration } from '@loupe/jobs';
 import { createBullQueue, JobQueue, startBullWorkers } from '@loupe/queue';
-import { configuredWorkerServices, createLogger, fanOutKinds, instrumentProcessors, loadConfig, Metrics, openInfrastructure, reportTo, serveMetrics, warnTo } from '@loupe/runtime';
+import { configuredWorkerServices, createLogger, fanOutKinds, instrumentProcessors, loadConfig, Metrics, openInfrastructure, reportTo, serveMetrics, startSweepers, warnTo } from '@loupe/runtime';
 
 /** Without snapshots, collections from this size up are loaded at start by their shard owners. */
 const LARGE_COLLECTION_IMAGES = 20_000;
@@ -75,16 +75,14 @@ async function main(): Promise<void> {
     warn: warnTo(log),
   });
   const report = reportTo(log);
-  const sweeper = new ExpirySweeper(infra.publicApi, infra.blobs, { overlayTtlHours: config.overlayTtlHours }).start(config.sweepIntervalMinutes, report);
-  const stagingSweeper = new StagingSweeper(infra.blobs, { maxAgeHours: config.stagingMaxAgeHours }).start(config.sweepIntervalMinutes, report);
+  const sweepers = startSweepers(config, infra, report);
   // Write workers bring words of an earlier search vocabulary over (a no-op once done); see VocabularyMigration.
   const migration = running.includes('ingest') ? startVocabularyMigration(infra, report) : null;
   console.log(`Loupe worker ready for ${kinds.length > 0 ? kinds.join(', ') : 'all job kinds'} (concurrency ${concurrency}, metrics on :${metricsServer.port})`);
   const stop = async (signal: string) => {
     console.log(`${signal}: finishing current jobs and stopping`);
     await metricsServer.close();
-    await sweeper.stop();
-    await stagingSweeper.stop();
+    await sweepers.stop();
     await migration?.stop();
     await workers.close();
     await fanOut?.close();

@@ -5,3 +5,4 @@ export * from './accounts';
 export * from './logging';
 export * from './metrics';
 export * from './observability';
+export * from './sweepers';

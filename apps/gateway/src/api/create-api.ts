@@ -1,7 +1,6 @@
 import { AuthThrottle, NonceStore, parseApiKeysSpec, RateLimiter, RedisNonceStore, RedisRateLimiter, seedApiKey } from '@loupe/auth';
-import { ExpirySweeper, StagingSweeper } from '@loupe/jobs';
 import { openRedis, type JobQueue } from '@loupe/queue';
-import type { AppConfig, Infrastructure } from '@loupe/runtime';
+import { startSweepers, type AppConfig, type Infrastructure } from '@loupe/runtime';
 import type { PublicApiRepository } from '@loupe/storage';
 import { UrlDownloader } from '../inputs/url-fetcher';
 import { ApiAuthService } from './api-auth.service';
@@ -74,22 +73,13 @@ export async function createPublicApi(
     keyHeader: new KeyHeaderAuth(infra.publicApi, { trustProxy: config.trustProxy, overHttp: config.apiKeyHeaderOverHttp, throttle: shared.throttle }),
     limits: { maxBodyBytes: config.maxBodyBytes, maxFileBytes: config.maxFileBytes },
   };
-  // Processes running workers sweep expired overlays, nonces and rate buckets: here in embedded mode or with
-  // RUN_WORKERS, otherwise the worker processes do (apps/worker).
-  // The gateway's log callback reports errors; a sweep's tally is routine.
-  const logSweep = (message: string, error?: unknown) => (error ? log(message, error) : console.log(message));
-  const sweeper = config.runWorkers
-    ? new ExpirySweeper(infra.publicApi, infra.blobs, { overlayTtlHours: config.overlayTtlHours }).start(config.sweepIntervalMinutes, logSweep)
-    : null;
-  // Staged uploads left by killed processes, swept by the same processes (apps/worker with Redis and no RUN_WORKERS).
-  const stagingSweeper = config.runWorkers
-    ? new StagingSweeper(infra.blobs, { maxAgeHours: config.stagingMaxAgeHours }).start(config.sweepIntervalMinutes, logSweep)
-    : null;
+  // Processes running workers sweep (startSweepers): here in embedded mode or with RUN_WORKERS, otherwise the worker
+  // processes do (apps/worker). The gateway's log callback reports errors; a sweep's tally is routine.
+  const sweepers = config.runWorkers ? startSweepers(config, infra, (message, error) => (error ? log(message, error) : console.log(message))) : null;
   return {
     wiring,
     close: async () => {
-      await sweeper?.stop();
-      await stagingSweeper?.stop();
+      await sweepers?.stop();
       await redis?.quit().catch(() => undefined);
     },
   };
