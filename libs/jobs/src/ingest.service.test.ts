@@ -5,7 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { stagingKey } from './blob-keys';
 import { IngestItem, IngestPayload, unreadableUploadMessage } from './contracts';
 import { IngestHook, IngestService } from './ingest.service';
@@ -151,16 +151,20 @@ describe('an add of a batch', () => {
   let accountId: number;
   const photo = async (width: number, height: number, seed: number) => rawSharp(await photoLike(width, height, seed)).jpeg({ quality: 88 }).toBuffer();
 
-  beforeEach(async () => {
-    dir = await mkdtemp(path.join(os.tmpdir(), 'loupe-ingest-batch-'));
+  // One database for the block (migrating takes seconds), emptied before each test; a blob folder per test.
+  beforeAll(async () => {
     db = await openDatabase({});
     await migrate(db, MIGRATIONS);
-    blobs = await openBlobStore({ dataDir: dir });
     images = new ImageRepository(db);
     accountId = (await db.query<{ id: number }>(`INSERT INTO accounts (name) VALUES ('acme') RETURNING id`)).rows[0].id;
   });
+  afterAll(() => db.close());
+  beforeEach(async () => {
+    await db.query('DELETE FROM images');
+    dir = await mkdtemp(path.join(os.tmpdir(), 'loupe-ingest-batch-'));
+    blobs = await openBlobStore({ dataDir: dir });
+  });
   afterEach(async () => {
-    await db.close();
     await rm(dir, { recursive: true, force: true });
   });
 
