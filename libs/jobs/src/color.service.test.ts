@@ -1,9 +1,6 @@
 import { renderSvg, svgDoc } from '@loupe/color/src/test-support/render';
 import { rawSharp } from '@loupe/imaging/src/testing/test-images';
-import { BlobStore, ColorRepository, Db, ImageRepository, MetadataQuery, migrate, MIGRATIONS, openBlobStore, openDatabase, StoredPaletteColor } from '@loupe/storage';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
+import { BlobStore, ColorRepository, Db, ImageRepository, MetadataQuery, StoredPaletteColor } from '@loupe/storage';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stagingKey } from './blob-keys';
 import { ColorCollectionPayload, ColorSearchPayload, ColorSearchResult, JsonRgb, StagedQueryImage } from './color-contracts';
@@ -11,6 +8,7 @@ import { COLOR_PREFERRED_SIDE, ColorIngestHook } from './color-palettes';
 import { ColorService } from './color.service';
 import { IngestItem } from './contracts';
 import { IngestService } from './ingest.service';
+import { openEmbeddedStore, type EmbeddedStore } from './testing/embedded-store';
 
 const RED: JsonRgb = [198, 40, 40];
 const BLUE: JsonRgb = [31, 78, 156];
@@ -43,7 +41,7 @@ function weightNear(palette: readonly StoredPaletteColor[], rgb: JsonRgb, tolera
 }
 
 describe('ColorService on a collection added through ingest', () => {
-  let dir: string;
+  let store: EmbeddedStore;
   let db: Db;
   let blobs: BlobStore;
   let colors: ColorRepository;
@@ -51,11 +49,8 @@ describe('ColorService on a collection added through ingest', () => {
   let accountId: number;
 
   beforeAll(async () => {
-    dir = await mkdtemp(path.join(os.tmpdir(), 'loupe-color-service-'));
-    db = await openDatabase({});
-    await migrate(db, MIGRATIONS);
-    blobs = await openBlobStore({ dataDir: dir });
-    accountId = (await db.query<{ id: number }>(`INSERT INTO accounts (name) VALUES ('acme') RETURNING id`)).rows[0].id;
+    store = await openEmbeddedStore('color-service');
+    ({ db, blobs, accountId } = store);
     colors = new ColorRepository(db);
     const items: IngestItem[] = [];
     for (const { filepath, colors: [main, share, rest], metadata } of COLLECTION) {
@@ -71,8 +66,7 @@ describe('ColorService on a collection added through ingest', () => {
     service = new ColorService(colors, blobs);
   }, 60_000);
   afterAll(async () => {
-    await db.close();
-    await rm(dir, { recursive: true, force: true });
+    await store?.close();
   });
 
   async function staged(data: Buffer, label: string): Promise<StagedQueryImage> {

@@ -1,9 +1,6 @@
 import { ThreadPool } from '@loupe/fingerprint';
 import { addBorder, flatColor, photoLike, rawSharp } from '@loupe/imaging/src/testing/test-images';
-import { BlobStore, Db, ImageRepository, MatchIndexRepository, migrate, MIGRATIONS, openBlobStore, openDatabase } from '@loupe/storage';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
+import { BlobStore, Db, ImageRepository, MatchIndexRepository } from '@loupe/storage';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { stagingKey } from './blob-keys';
 import { storedPaletteTask } from './color-palettes';
@@ -13,6 +10,7 @@ import { Preparation, prepareImage, prepareImageTask } from './image-preparation
 import { IngestService } from './ingest.service';
 import { SearchIndexHook, searchIndexEntryTask } from './match/search-index.hook';
 import { matchVocabulary } from './match/vocabulary';
+import { openEmbeddedStore, type EmbeddedStore } from './testing/embedded-store';
 
 /** The kinds of file an add meets: photos of several sizes, a framed one (border crop), a flat one, a broken one. */
 async function sampleFiles(): Promise<Array<{ name: string; data: Buffer }>> {
@@ -75,7 +73,7 @@ describe('ingest work on compute threads', () => {
 describe('a batch prepared concurrently', () => {
   const pool = new ThreadPool(2);
   const compute: Pick<Compute, 'run' | 'parallelism'> = { run: pool.runner, parallelism: 2 };
-  let dir: string;
+  let store: EmbeddedStore;
   let db: Db;
   let blobs: BlobStore;
   let accountId: number;
@@ -86,15 +84,11 @@ describe('a batch prepared concurrently', () => {
   }, 60_000);
   afterAll(() => pool.close());
   beforeEach(async () => {
-    dir = await mkdtemp(path.join(os.tmpdir(), 'loupe-ingest-threads-'));
-    db = await openDatabase({});
-    await migrate(db, MIGRATIONS);
-    blobs = await openBlobStore({ dataDir: dir });
-    accountId = (await db.query<{ id: number }>(`INSERT INTO accounts (name) VALUES ('acme') RETURNING id`)).rows[0].id;
+    store = await openEmbeddedStore('ingest-threads');
+    ({ db, blobs, accountId } = store);
   });
   afterEach(async () => {
-    await db.close();
-    await rm(dir, { recursive: true, force: true });
+    await store?.close();
   });
 
   async function payloadOf(entries: Array<{ filepath: string; data: Buffer }>): Promise<IngestPayload> {

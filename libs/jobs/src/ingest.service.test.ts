@@ -9,6 +9,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { stagingKey } from './blob-keys';
 import { IngestItem, IngestPayload, unreadableUploadMessage } from './contracts';
 import { IngestHook, IngestService } from './ingest.service';
+import { openEmbeddedStore, type EmbeddedStore } from './testing/embedded-store';
 
 /** The blob store of a process that is killed: what it wrote stays, and no cleanup it would have run happens. */
 function dyingStore(blobs: BlobStore): BlobStore {
@@ -31,22 +32,19 @@ async function keysUnder(blobs: BlobStore, prefix: string): Promise<string[]> {
 }
 
 describe('an ingest job retried after its worker died between writing the blobs and committing', () => {
-  let dir: string;
+  let store: EmbeddedStore;
   let db: Db;
   let blobs: BlobStore;
   let payload: IngestPayload;
 
   beforeEach(async () => {
-    dir = await mkdtemp(path.join(os.tmpdir(), 'loupe-ingest-'));
-    db = await openDatabase({});
-    await migrate(db, MIGRATIONS);
-    blobs = await openBlobStore({ dataDir: dir });
-    const { rows } = await db.query<{ id: number }>(`INSERT INTO accounts (name) VALUES ('acme') RETURNING id`);
+    store = await openEmbeddedStore('ingest');
+    ({ db, blobs } = store);
     const staged = stagingKey();
     const image = await sharp({ create: { width: 320, height: 240, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 60 } } }).jpeg().toBuffer();
     await blobs.put(staged, image);
     payload = {
-      account_id: rows[0].id,
+      account_id: store.accountId,
       account: 'acme',
       service: 'mobile',
       items: [{ filepath: 'a.jpg', image_id: null, staged_key: staged }],
@@ -54,10 +52,7 @@ describe('an ingest job retried after its worker died between writing the blobs 
       preferred_side: 320,
     };
   });
-  afterEach(async () => {
-    await db.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  afterEach(() => store.close());
 
   it('leaves exactly the blobs its row points to', async () => {
     await expect(new IngestService(dyingImages(db), dyingStore(blobs)).ingest(payload)).rejects.toThrow('killed before COMMIT');
@@ -103,12 +98,8 @@ describe('an ingest job retried after its worker died between writing the blobs 
 
 describe('an ingest whose database goes away in the middle of a batch', () => {
   it('answers which images are in and which failed, instead of failing the whole call', async () => {
-    const dir = await mkdtemp(path.join(os.tmpdir(), 'loupe-ingest-'));
-    const db = await openDatabase({});
+    const { db, blobs, accountId, close } = await openEmbeddedStore('ingest');
     try {
-      await migrate(db, MIGRATIONS);
-      const blobs = await openBlobStore({ dataDir: dir });
-      const { rows } = await db.query<{ id: number }>(`INSERT INTO accounts (name) VALUES ('acme') RETURNING id`);
       const image = await sharp({ create: { width: 320, height: 240, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 60 } } }).jpeg().toBuffer();
       const items = [];
       for (const filepath of ['a.jpg', 'b.jpg']) {
@@ -123,7 +114,7 @@ describe('an ingest whose database goes away in the middle of a batch', () => {
         return db.transaction(fn);
       };
       const result = await new IngestService(images, blobs).ingest({
-        account_id: rows[0].id,
+        account_id: accountId,
         account: 'acme',
         service: 'mobile',
         items,
@@ -137,8 +128,7 @@ describe('an ingest whose database goes away in the middle of a batch', () => {
       // b's blobs went with its failed transaction; only a's remain.
       expect(await keysUnder(blobs, 'collections/')).toHaveLength(2);
     } finally {
-      await db.close();
-      await rm(dir, { recursive: true, force: true });
+      await close();
     }
   });
 });

@@ -5,10 +5,8 @@ import { JOB_CLASSES, JOB_POLICY, jobClassOf, runJob } from './job-registry';
 import { collectionCandidateKind } from './match/collection-index';
 import { createProcessors } from './processors';
 import { candidateKind } from './public-index/shard-sets';
-import { ImageRepository, MatchIndexRepository, migrate, MIGRATIONS, openBlobStore, openDatabase } from '@loupe/storage';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
+import { openEmbeddedStore } from './testing/embedded-store';
+import { ImageRepository, MatchIndexRepository } from '@loupe/storage';
 
 describe('the job registry', () => {
   it('gives every job kind its admission class: the writes of a collection, and reads', () => {
@@ -30,11 +28,8 @@ describe('the job registry', () => {
   });
 
   it('has a processor for every kind, and a queue refuses a kind the registry does not know even with a processor', async () => {
-    const dir = await mkdtemp(path.join(os.tmpdir(), 'loupe-job-registry-'));
-    const db = await openDatabase({});
+    const { db, blobs, close } = await openEmbeddedStore('job-registry');
     try {
-      await migrate(db, MIGRATIONS);
-      const blobs = await openBlobStore({ dataDir: dir });
       const processors = createProcessors({ images: new ImageRepository(db), blobs, matchIndex: new MatchIndexRepository(db), db });
       expect(Object.keys(processors).sort()).toEqual([...ALL_JOB_KINDS].sort());
       const queue = createInProcessQueue({ policy: JOB_POLICY, processors: { ...processors, add: async () => 'ran' } });
@@ -43,8 +38,7 @@ describe('the job registry', () => {
       expect(result).toEqual({ deleted: [] });
       await queue.close();
     } finally {
-      await db.close();
-      await rm(dir, { recursive: true, force: true });
+      await close();
     }
   });
 });

@@ -2,10 +2,7 @@ import { DEFAULT_MIN_SCORE, RgbImage } from '@loupe/fingerprint';
 import { crop, cropBox, rotate } from '@loupe/fingerprint/src/testing/edits';
 import { syntheticImage } from '@loupe/fingerprint/src/testing/synthetic-images';
 import { flatColor, rawSharp } from '@loupe/imaging/src/testing/test-images';
-import { BlobStore, Db, ImageRepository, MatchIndexRepository, migrate, MIGRATIONS, openBlobStore, openDatabase } from '@loupe/storage';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
+import { BlobStore, Db, ImageRepository, MatchIndexRepository } from '@loupe/storage';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stagingKey } from '../blob-keys';
 import { ComparePayload, IngestItem, INPUT_REFUSED, MatchItem, QuerySource, SearchPayload } from '../contracts';
@@ -15,6 +12,7 @@ import { LocalCollectionIndex } from './collection-index';
 import { MatchIndexCache } from './index-cache';
 import { MatchService } from './match.service';
 import { SearchIndexHook } from './search-index.hook';
+import { openEmbeddedStore, type EmbeddedStore } from '../testing/embedded-store';
 
 const jpegOf = (img: RgbImage, quality = 88) => rawSharp(img).jpeg({ quality }).toBuffer();
 
@@ -25,7 +23,7 @@ async function phoneCopy(img: RgbImage): Promise<Buffer> {
 }
 
 describe('MatchService on a small collection added through ingest', () => {
-  let dir: string;
+  let store: EmbeddedStore;
   let db: Db;
   let blobs: BlobStore;
   let service: MatchService;
@@ -33,11 +31,8 @@ describe('MatchService on a small collection added through ingest', () => {
   const originals = new Map<number, RgbImage>();
 
   beforeAll(async () => {
-    dir = await mkdtemp(path.join(os.tmpdir(), 'loupe-match-service-'));
-    db = await openDatabase({});
-    await migrate(db, MIGRATIONS);
-    blobs = await openBlobStore({ dataDir: dir });
-    accountId = (await db.query<{ id: number }>(`INSERT INTO accounts (name) VALUES ('acme') RETURNING id`)).rows[0].id;
+    store = await openEmbeddedStore('match-service');
+    ({ db, blobs, accountId } = store);
     const images = new ImageRepository(db);
     const matchIndex = new MatchIndexRepository(db);
     const entries: Array<{ filepath: string; data: Buffer }> = [];
@@ -61,8 +56,7 @@ describe('MatchService on a small collection added through ingest', () => {
     service = new MatchService(images, matchIndex, blobs, new LocalCollectionIndex(new MatchIndexCache(matchIndex)));
   }, 120_000);
   afterAll(async () => {
-    await db.close();
-    await rm(dir, { recursive: true, force: true });
+    await store?.close();
   });
 
   async function staged(data: Buffer, label: string): Promise<QuerySource & { staged_key: string }> {

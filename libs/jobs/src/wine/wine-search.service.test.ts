@@ -1,7 +1,5 @@
 import { LabelSpec, wineBottlePhoto, wineLabelJpeg } from '@loupe/ocr/src/testing/wine-photos';
-import { BlobStore, Db, ImageRepository, MatchIndexRepository, migrate, MIGRATIONS, openBlobStore, openDatabase, WineLabelRepository } from '@loupe/storage';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
+import { BlobStore, Db, ImageRepository, MatchIndexRepository, WineLabelRepository } from '@loupe/storage';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stagingKey } from '../blob-keys';
@@ -16,6 +14,7 @@ import { WINE_PREFERRED_SIDE, WineSearchPayload } from './contracts';
 import { WineLabelHook } from './label.hook';
 import { WineLabelReader } from './label-reader';
 import { WineSearchService } from './wine-search.service';
+import { openEmbeddedStore, type EmbeddedStore } from '../testing/embedded-store';
 
 const RIVEL: LabelSpec = {
   producer: 'Domaine Rivel', region: 'Pauillac', vintage: 2015, variety: 'Cabernet Sauvignon', country: 'France',
@@ -34,7 +33,7 @@ const COLLECTION: Record<string, LabelSpec> = {
 };
 
 describe('WineSearchService on a small label collection added through ingest (tesseract runs)', () => {
-  let dir: string;
+  let store: EmbeddedStore;
   let db: Db;
   let blobs: BlobStore;
   let reader: WineLabelReader;
@@ -43,11 +42,8 @@ describe('WineSearchService on a small label collection added through ingest (te
   let rivelPhoto: Buffer;
 
   beforeAll(async () => {
-    dir = await mkdtemp(path.join(os.tmpdir(), 'loupe-wine-search-'));
-    db = await openDatabase({});
-    await migrate(db, MIGRATIONS);
-    blobs = await openBlobStore({ dataDir: dir });
-    accountId = (await db.query<{ id: number }>(`INSERT INTO accounts (name) VALUES ('acme') RETURNING id`)).rows[0].id;
+    store = await openEmbeddedStore('wine-search');
+    ({ db, blobs, accountId } = store);
     reader = new WineLabelReader(2);
     const images = new ImageRepository(db);
     const matchIndex = new MatchIndexRepository(db);
@@ -68,8 +64,7 @@ describe('WineSearchService on a small label collection added through ingest (te
   }, 180_000);
   afterAll(async () => {
     await reader?.close();
-    await db?.close();
-    await rm(dir, { recursive: true, force: true });
+    await store?.close();
   });
 
   async function staged(data: Buffer, label: string): Promise<QuerySource & { staged_key: string }> {
