@@ -10,6 +10,7 @@ import { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
 import { AppModule } from './app.module';
 import { createPublicApi, PublicApi } from './api/create-api';
 import { ADMIN_QUEUES_PATH, adminQueuesRouter } from './ops/admin-queues';
@@ -63,6 +64,14 @@ async function seedDemoAccount(config: AppConfig, infra: Infrastructure): Promis
 }
 
 /** Builds the whole gateway (adapters, services, HTTP) from a configuration and starts listening. */
+/**
+ * LOG_REQUESTS=false: the collection calls' logger without the info line each call writes; its warnings and errors
+ * (faults, outages) are still written, and LOG_LEVEL still applies when it is stricter.
+ */
+function withoutRequestLines(log: Logger): Logger {
+  return log.levelVal >= log.levels.values.warn ? log : log.child({}, { level: 'warn' });
+}
+
 export async function startGateway(config: AppConfig, options: { host?: string } = {}): Promise<Gateway> {
   if (config.metricsPort !== 0 && config.metricsPort === config.port) {
     throw new Error(`METRICS_PORT: ${config.metricsPort} is also PORT; metrics are served apart from the public port, so give them another.`);
@@ -104,7 +113,14 @@ export async function startGateway(config: AppConfig, options: { host?: string }
     // under tsx (how the gateway runs) that loads a second copy of @nestjs/common beside the one this code and
     // @nestjs/core require, and an exception the adapter makes (BadRequestException for an undecodable path) then
     // fails every `instanceof HttpException`: Nest answered it 500 and exception filters could not tell what it was.
-    const collectionWiring = { services, auth, blobs: infra.blobs, limits: { maxBodyBytes: config.maxBodyBytes, maxFileBytes: config.maxFileBytes }, log, metrics };
+    const collectionWiring = {
+      services,
+      auth,
+      blobs: infra.blobs,
+      limits: { maxBodyBytes: config.maxBodyBytes, maxFileBytes: config.maxFileBytes },
+      log: config.logRequests ? log : withoutRequestLines(log),
+      metrics,
+    };
     const app = await NestFactory.create(AppModule.with(collectionWiring, {
       probes: readinessProbes(config, infra),
       api: publicApi.wiring,
