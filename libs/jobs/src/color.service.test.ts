@@ -3,7 +3,7 @@ import { rawSharp } from '@loupe/imaging/src/testing/test-images';
 import { BlobStore, ColorRepository, Db, ImageRepository, MetadataQuery, StoredPaletteColor } from '@loupe/storage';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stagingKey } from './blob-keys';
-import { ColorCollectionPayload, ColorSearchPayload, ColorSearchResult, JsonRgb, StagedQueryImage } from './color-contracts';
+import { ColorCollectionPayload, ColorSearchPayload, ColorSearchResult, JsonRgb } from './color-contracts';
 import { COLOR_PREFERRED_SIDE, ColorIngestHook } from './color-palettes';
 import { ColorService } from './color.service';
 import { IngestItem } from './contracts';
@@ -69,11 +69,7 @@ describe('ColorService on a collection added through ingest', () => {
     await store?.close();
   });
 
-  async function staged(data: Buffer, label: string): Promise<StagedQueryImage> {
-    const staged_key = stagingKey();
-    await blobs.put(staged_key, data);
-    return { staged_key, label };
-  }
+  const staged = (data: Buffer, label: string) => store.stage(data, label);
 
   function search(query: Partial<ColorSearchPayload>): Promise<ColorSearchResult> {
     return service.search({

@@ -59,11 +59,7 @@ describe('MatchService on a small collection added through ingest', () => {
     await store?.close();
   });
 
-  async function staged(data: Buffer, label: string): Promise<QuerySource & { staged_key: string }> {
-    const staged_key = stagingKey();
-    await blobs.put(staged_key, data);
-    return { staged_key, label };
-  }
+  const staged = (data: Buffer, label: string) => store.stage(data, label);
 
   function searchPayload(query: QuerySource, options: Partial<SearchPayload['options']> = {}): SearchPayload {
     return {

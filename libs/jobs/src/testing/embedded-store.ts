@@ -2,6 +2,7 @@ import { BlobStore, Db, migrate, MIGRATIONS, openBlobStore, openDatabase } from 
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { stagingKey } from '../blob-keys';
 
 /** What a job service's test stores into, as embedded mode does: PGlite with Loupe's schema, a blob folder, an account. */
 export interface EmbeddedStore {
@@ -9,6 +10,8 @@ export interface EmbeddedStore {
   blobs: BlobStore;
   /** The id of the account `acme`. */
   accountId: number;
+  /** Stages `data` as the gateway stages an uploaded query: a blob the job consumes, and the name the answer shows. */
+  stage(data: Buffer, label: string): Promise<{ staged_key: string; label: string }>;
   /** Closes the database and removes the blob folder. */
   close(): Promise<void>;
 }
@@ -23,6 +26,11 @@ export async function openEmbeddedStore(name: string): Promise<EmbeddedStore> {
     db,
     blobs,
     accountId,
+    stage: async (data, label) => {
+      const staged_key = stagingKey();
+      await blobs.put(staged_key, data);
+      return { staged_key, label };
+    },
     close: async () => {
       await db.close();
       await rm(dir, { recursive: true, force: true });

@@ -67,11 +67,7 @@ describe('WineSearchService on a small label collection added through ingest (te
     await store?.close();
   });
 
-  async function staged(data: Buffer, label: string): Promise<QuerySource & { staged_key: string }> {
-    const staged_key = stagingKey();
-    await blobs.put(staged_key, data);
-    return { staged_key, label };
-  }
+  const staged = (data: Buffer, label: string) => store.stage(data, label);
 
   function payload(query: QuerySource, options: Partial<WineSearchPayload['options']> = {}): WineSearchPayload {
     return {
