@@ -63,7 +63,6 @@ async function seedDemoAccount(config: AppConfig, infra: Infrastructure): Promis
   console.log('No accounts were configured: created account "demo" (user demo, password demo) for trying Loupe locally.');
 }
 
-/** Builds the whole gateway (adapters, services, HTTP) from a configuration and starts listening. */
 /**
  * LOG_REQUESTS=false: the collection calls' logger without the info line each call writes; its warnings and errors
  * (faults, outages) are still written, and LOG_LEVEL still applies when it is stricter.
@@ -72,6 +71,7 @@ function withoutRequestLines(log: Logger): Logger {
   return log.levelVal >= log.levels.values.warn ? log : log.child({}, { level: 'warn' });
 }
 
+/** Builds the whole gateway (adapters, services, HTTP) from a configuration and starts listening. */
 export async function startGateway(config: AppConfig, options: { host?: string } = {}): Promise<Gateway> {
   if (config.metricsPort !== 0 && config.metricsPort === config.port) {
     throw new Error(`METRICS_PORT: ${config.metricsPort} is also PORT; metrics are served apart from the public port, so give them another.`);

@@ -1,7 +1,7 @@
 import type { GrayImage } from '@loupe/fingerprint';
+import type { PixelBox } from './types';
 
 export type { GrayImage };
-import type { PixelBox } from './types';
 
 export function clampBox(box: PixelBox, width: number, height: number): PixelBox {
   const x0 = Math.max(0, Math.min(width, Math.floor(box.x0)));

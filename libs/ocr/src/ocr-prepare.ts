@@ -29,7 +29,7 @@ export const UNWRAP_BELOW_SQUEEZE = 0.8;
 
 /** The cylinder a label region is wrapped round, estimated from its print (null: too little print to tell). */
 export function labelCylinder(img: RgbImage, region?: PixelBox): Cylinder | null {
-  return estimateCylinder(stretchContrast(rgbToGray(img, clampBox(region ?? { x0: 0, y0: 0, x1: img.width, y1: img.height }, img.width, img.height))));
+  return estimateCylinder(stretchContrast(rgbToGray(img, region)));
 }
 
 /**
