@@ -15,21 +15,13 @@ import { AppModule } from './app.module';
 import { createPublicApi, PublicApi } from './api/create-api';
 import { ADMIN_QUEUES_PATH, adminQueuesRouter } from './ops/admin-queues';
 import type { ReadinessProbe } from './ops/readiness';
+import { SERVICE_CONTROLLERS } from './collection/collection.module';
 import { CollectionImages } from './console';
-import { catalogOf, operationNames } from './docs';
 import { createAuthThrottle } from './http/auth-throttle';
 import { BasicAuthService } from './http/basic-auth.service';
+import { servedOperations } from './http/collection-routes';
 import { applyServerLimits } from './http/server-limits';
 import { UrlDownloader } from './inputs/url-fetcher';
-import { CollectionService } from './services/collection.service';
-import { ColorOperations } from './services/color.service';
-import { ImageInputs } from './services/image-inputs';
-import { matchOperations } from './services/match.service';
-import { MatchingService } from './services/matching.service';
-import { mobileOperations } from './services/mobile.service';
-import { QueryInputs } from './services/query-inputs';
-import { WineOperations } from './services/wine.service';
-import type { OperationTable, ServiceName } from './services/operation';
 
 export interface Gateway {
   app: INestApplication;
@@ -91,18 +83,6 @@ export async function startGateway(config: AppConfig, options: { host?: string }
       indexSizes: () => infra.images.countsByService(),
     });
     queues = await openQueues(config, infra, { metrics, log });
-    // One downloader for every service, so that an account's download limit counts all of its calls.
-    const downloads = new UrlDownloader({ ...config.download, allowPrivate: config.allowPrivateUrls });
-    const imageInputs = new ImageInputs(infra.blobs, downloads);
-    const queryInputs = new QueryInputs(infra.blobs, downloads);
-    const collection = new CollectionService(infra.images, queues.queue, imageInputs);
-    const matching = new MatchingService(queues.queue, queryInputs);
-    const services: Record<ServiceName, OperationTable> = {
-      mobile: mobileOperations(collection, matching),
-      match: matchOperations(collection, matching),
-      color: new ColorOperations(collection, queues.queue, imageInputs, infra.images, new ColorRepository(infra.db)).table(),
-      wine: new WineOperations(collection, queues.queue, imageInputs, queryInputs).table(),
-    };
     const authThrottle = createAuthThrottle(config, warnTo(log));
     closeThrottle = authThrottle.close;
     const auth = new BasicAuthService(infra.accounts, authThrottle.throttle, config.trustProxy);
@@ -114,9 +94,12 @@ export async function startGateway(config: AppConfig, options: { host?: string }
     // @nestjs/core require, and an exception the adapter makes (BadRequestException for an undecodable path) then
     // fails every `instanceof HttpException`: Nest answered it 500 and exception filters could not tell what it was.
     const collectionWiring = {
-      services,
       auth,
       blobs: infra.blobs,
+      queue: queues.queue,
+      images: infra.images,
+      colors: new ColorRepository(infra.db),
+      downloads: new UrlDownloader({ ...config.download, allowPrivate: config.allowPrivateUrls }),
       limits: { maxBodyBytes: config.maxBodyBytes, maxFileBytes: config.maxFileBytes },
       log: config.logRequests ? log : withoutRequestLines(log),
       metrics,
@@ -124,8 +107,7 @@ export async function startGateway(config: AppConfig, options: { host?: string }
     const app = await NestFactory.create(AppModule.with(collectionWiring, {
       probes: readinessProbes(config, infra),
       api: publicApi.wiring,
-      operations: operationNames(services),
-      catalog: catalogOf(services),
+      operations: servedOperations(SERVICE_CONTROLLERS),
       images: new CollectionImages(auth, infra.images, infra.blobs),
     }), new ExpressAdapter(), {
       bodyParser: false,

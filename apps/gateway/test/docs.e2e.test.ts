@@ -2,31 +2,19 @@ import Ajv from 'ajv';
 import Ajv2020 from 'ajv/dist/2020';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Params, ParamError } from '@loupe/envelope';
+import { PATH_METADATA } from '@nestjs/common/constants';
+import { MetadataScanner } from '@nestjs/core';
 import { contract, CONTRACTS, documentedParams, int, param, readInput, textDoc, UndeclaredParamError } from '../src/contracts';
-import { buildOpenApi, CATALOG, catalogGaps, catalogOf, operationNames, renderDocsHtml } from '../src/docs';
-import type { CollectionService } from '../src/services/collection.service';
-import { ColorOperations } from '../src/services/color.service';
-import { matchOperations } from '../src/services/match.service';
-import type { MatchingService } from '../src/services/matching.service';
-import { mobileOperations } from '../src/services/mobile.service';
-import { operation, SERVICE_NAMES } from '../src/services/operation';
-import { WineOperations } from '../src/services/wine.service';
+import { SERVICE_CONTROLLERS } from '../src/collection/collection.module';
+import { buildOpenApi, CATALOG, catalogGaps, operationDoc, renderDocsHtml } from '../src/docs';
+import { contractOf, operationOf, serviceOf, servedOperations } from '../src/http/collection-routes';
+import { SERVICE_NAMES } from '../src/services/operation';
 import { call, formWith, startTestSystem, TestSystem } from './harness';
 import { sceneJpeg } from './images';
 
-/** The real operation tables; their handlers are never called here, so their collaborators can be left out. */
-function realOperationTables() {
-  const none = undefined as never;
-  return {
-    mobile: mobileOperations(none as CollectionService, none as MatchingService),
-    match: matchOperations(none as CollectionService, none as MatchingService),
-    color: new ColorOperations(none, none, none, none, none).table(),
-    wine: new WineOperations(none, none, none, none).table(),
-  };
-}
-
+/** The operations the gateway serves: the handlers its service controllers declare. */
 function realTables() {
-  return operationNames(realOperationTables());
+  return servedOperations(SERVICE_CONTROLLERS);
 }
 
 /** The parts of OpenAPI 3.1 this document uses, checked structurally (not the whole specification). */
@@ -82,11 +70,11 @@ const OPENAPI_31_SHAPE = {
 };
 
 describe('OpenAPI catalog', () => {
-  it('describes exactly the operations of the real operation tables', () => {
+  it('describes exactly the operations the service controllers serve', () => {
     expect(catalogGaps(realTables())).toEqual({ undocumented: [], unknown: [] });
   });
 
-  it('marks an operation added to a table without a catalog entry as undocumented', () => {
+  it('marks an operation served without a catalog entry as undocumented', () => {
     const tables = realTables();
     const withNew = { ...tables, mobile: [...tables.mobile, 'frobnicate'] };
     expect(catalogGaps(withNew).undocumented).toEqual(['mobile.frobnicate']);
@@ -151,26 +139,39 @@ describe('parameters: the reference documents what each operation reads', () => 
   }
 
   it('documents, for every operation the gateway runs, exactly the parameters of the contract it reads', () => {
-    const tables = realOperationTables();
-    const doc = buildOpenApi(operationNames(tables), catalogOf(tables)) as any;
+    const served = realTables();
+    const doc = buildOpenApi(served) as any;
     const common = ['callback', 'format', 'timeout'];
     for (const service of SERVICE_NAMES) {
-      for (const [name, op] of Object.entries(tables[service])) {
+      for (const name of served[service]) {
         const item = doc.paths[`/${service}/{account}/rest/${name}/`];
-        for (const method of op.contract.methods) {
+        // The contract OperationInputPipe reads the handler's request by.
+        const declared = contractOf(service, name);
+        for (const method of declared.methods) {
           // Uploads need a multipart body, which only POST documents.
-          const read = documentedParams(op.contract).filter((p) => method === 'post' || p.type !== 'file').map((p) => (p.indexed ? `${p.name}[n]` : p.name));
+          const read = documentedParams(declared).filter((p) => method === 'post' || p.type !== 'file').map((p) => (p.indexed ? `${p.name}[n]` : p.name));
           expect(documentedNames(item[method]), `${service}.${name} ${method}`).toEqual([...new Set([...read, ...common])].sort());
         }
       }
     }
   });
 
-  it('runs every operation on the contract the catalog documents', () => {
-    const tables = realOperationTables();
-    for (const service of SERVICE_NAMES) {
-      for (const [name, op] of Object.entries(tables[service])) expect(op.contract, `${service}.${name}`).toBe((CONTRACTS as any)[service][name]);
+  it('runs every operation on the contract the catalog documents, at the path of its name', () => {
+    const scanner = new MetadataScanner();
+    const routed: string[] = [];
+    for (const controller of SERVICE_CONTROLLERS) {
+      const service = serviceOf(controller)!;
+      for (const method of scanner.getAllMethodNames(controller.prototype)) {
+        const handler = controller.prototype[method];
+        const name = operationOf(handler);
+        if (name === undefined) continue;
+        // Express routes `…/rest/<path>/` to this handler, whose request is read by the contract of `name`.
+        expect(Reflect.getMetadata(PATH_METADATA, handler), `${service}.${method}`).toBe(name);
+        expect(operationDoc(contractOf(service, name)), `${service}.${name}`).toEqual(CATALOG[service][name]);
+        routed.push(`${service}.${name}`);
+      }
     }
+    expect(routed.sort()).toEqual(SERVICE_NAMES.flatMap((s) => Object.keys(CONTRACTS[s]).map((op) => `${s}.${op}`)).sort());
   });
 
   it('refuses, as a contract bug, a reader that reads a name its declaration does not document', () => {
@@ -197,10 +198,8 @@ describe('parameters: the reference documents what each operation reads', () => 
   });
 
   it('changes the reference and the reading together when a rule changes', () => {
-    const tables = realOperationTables();
     const list = contract({ ...CONTRACTS.mobile.list, params: { ...CONTRACTS.mobile.list.params, limit: int('limit', { default: 7, min: 1 }, 'Paths to return.') } });
-    const changed = { ...tables, mobile: { ...tables.mobile, list: operation(list, tables.mobile.list.run) } };
-    const doc = buildOpenApi(operationNames(changed), catalogOf(changed)) as any;
+    const doc = buildOpenApi(realTables(), { ...CATALOG, mobile: { ...CATALOG.mobile, list: operationDoc(list) } }) as any;
     const limit = doc.paths['/mobile/{account}/rest/list/'].get.parameters.find((p: any) => p.name === 'limit');
     expect(limit.schema).toMatchObject({ type: 'integer', default: 7, minimum: 1 });
     expect(readInput(list.params, new Params([])).limit).toBe(7);

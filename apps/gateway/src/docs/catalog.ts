@@ -1,6 +1,6 @@
 import { COMMON, CONTRACTS, documentedParams, OperationContract } from '../contracts';
 import type { ParamDoc } from '../contracts';
-import type { Operation, ServiceName } from '../services/operation';
+import type { ServiceName } from '../services/operation';
 
 export type { ParamDoc, ParamType, ResultSchema } from '../contracts';
 
@@ -24,14 +24,7 @@ export function operationDoc(declared: OperationContract): OperationDoc {
 /** Parameters every operation reads, appended to each operation's own. */
 export const COMMON_PARAMS: ParamDoc[] = Object.values(COMMON).flatMap((p) => p.docs);
 
-/** The catalog of operation tables: each operation documented by the contract it runs on. */
-export function catalogOf(tables: Record<ServiceName, Readonly<Record<string, Operation>>>): ServiceCatalog {
-  return Object.fromEntries(
-    Object.entries(tables).map(([service, table]) => [service, Object.fromEntries(Object.entries(table).map(([name, op]) => [name, operationDoc(op.contract)]))]),
-  ) as ServiceCatalog;
-}
-
-/** Every contract of every service, documented (the tables the gateway runs are built from the same contracts). */
+/** Every contract of every service, documented: the contracts the operations' handlers read their requests by. */
 export const CATALOG: ServiceCatalog = Object.fromEntries(
   Object.entries(CONTRACTS).map(([service, ops]) => [service, Object.fromEntries(Object.entries(ops).map(([name, c]) => [name, operationDoc(c)]))]),
 ) as ServiceCatalog;

@@ -1,7 +1,6 @@
 import { Controller, DynamicModule, Get, Inject, Module, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { renderDocsHtml } from './html';
-import type { ServiceCatalog } from './catalog';
 import { buildOpenApi, OperationNames } from './openapi';
 
 export const OPENAPI_DOCUMENT = Symbol('OPENAPI_DOCUMENT');
@@ -31,10 +30,10 @@ export class DocsController {
 @Module({})
 export class DocsModule {
   /**
-   * `operations`: the names in the real operation tables, and `catalog` their contracts, so the document lists exactly
-   * what the gateway serves and reads.
+   * `operations`: what the controllers serve (servedOperations), documented by the contracts their handlers read, so
+   * the document lists exactly what the gateway serves and reads.
    */
-  static with(operations: OperationNames, catalog?: ServiceCatalog): DynamicModule {
-    return { module: DocsModule, controllers: [DocsController], providers: [{ provide: OPENAPI_DOCUMENT, useValue: buildOpenApi(operations, catalog) }] };
+  static with(operations: OperationNames): DynamicModule {
+    return { module: DocsModule, controllers: [DocsController], providers: [{ provide: OPENAPI_DOCUMENT, useValue: buildOpenApi(operations) }] };
   }
 }

@@ -6,7 +6,7 @@ type Json = Record<string, unknown>;
 
 export type OperationNames = Record<ServiceName, readonly string[]>;
 
-/** Operations present in a table but not in the catalog (`mobile.frobnicate`), and the reverse. */
+/** Operations served (a controller's handler) but not in the catalog (`mobile.frobnicate`), and the reverse. */
 export function catalogGaps(operations: OperationNames, catalog: ServiceCatalog = CATALOG): { undocumented: string[]; unknown: string[] } {
   const undocumented: string[] = [];
   const unknown: string[] = [];
@@ -297,9 +297,9 @@ function imagePaths(): Json {
 }
 
 /**
- * The OpenAPI 3.1 document of every operation of every service. `operations` are the real operation tables' names:
- * an operation missing from the catalog still gets a path, marked `x-undocumented`, so the gap shows (and fails the
- * docs test) instead of silently disappearing.
+ * The OpenAPI 3.1 document of every operation of every service. `operations` are the operations the controllers
+ * serve (servedOperations): an operation missing from the catalog still gets a path, marked `x-undocumented`, so the
+ * gap shows (and fails the docs test) instead of silently disappearing.
  */
 export function buildOpenApi(operations: OperationNames, catalog: ServiceCatalog = CATALOG): Json {
   const paths: Json = {};
@@ -349,9 +349,4 @@ export function buildOpenApi(operations: OperationNames, catalog: ServiceCatalog
       },
     },
   };
-}
-
-/** Operation names of the real tables, in table order. */
-export function operationNames(tables: Record<ServiceName, Readonly<Record<string, unknown>>>): OperationNames {
-  return Object.fromEntries(SERVICE_NAMES.map((s) => [s, Object.keys(tables[s] ?? {})])) as unknown as OperationNames;
 }

@@ -1,32 +1,28 @@
-import { NotFoundError, quoteInput } from '@loupe/envelope';
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import type { Request } from 'express';
-import { performance } from 'node:perf_hooks';
 import { BasicAuthService } from './basic-auth.service';
-import { BASIC_AUTH, beginCall, callOf, SERVICE_TABLES, ServiceTables, tableOf } from './collection-call';
+import { BASIC_AUTH, callOf } from './collection-call';
+import { noSuchService, serviceOf } from './collection-routes';
 
 /**
- * HTTP Basic credentials of a user of the account named in `/<service>/<account>/rest/…`. A path naming no service is
- * answered 404 first (there is no account to sign in to); a wrong user, password or account is 401, with the same
- * lookups and timing for each (BasicAuthService), and too many failures 429. Operations are looked up only after
- * this, so a caller without credentials learns nothing of them.
+ * HTTP Basic credentials of a user of the account named in `/<service>/<account>/rest/…`, on every route of a service
+ * controller. A wrong user, password or account is 401, with the same lookups and timing for each
+ * (BasicAuthService), and too many failures 429. Operations are looked up only after this (OperationInputPipe, the
+ * controllers' catch-all), so a caller without credentials learns nothing of them.
+ *
+ * Express matches the service's mount path without regard to case, so `/MOBILE/…` reaches the mobile controller;
+ * service names have always been exact, so that path names no service and is answered 404 first, as a path naming
+ * none is (CollectionModule): there is no account to sign in to.
  */
 @Injectable()
 export class BasicAuthGuard implements CanActivate {
-  constructor(
-    @Inject(BASIC_AUTH) private readonly auth: BasicAuthService,
-    @Inject(SERVICE_TABLES) private readonly services: ServiceTables,
-  ) {}
+  constructor(@Inject(BASIC_AUTH) private readonly auth: BasicAuthService) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const req = context.switchToHttp().getRequest<Request>();
-    const call = callOf(req) ?? beginCall(req, '', performance.now());
-    const params = req.params as Record<string, string>;
-    call.service = params.service;
-    call.accountName = params.account;
-    call.operation = params.operation;
-    if (!tableOf(this.services, call.service)) throw new NotFoundError(`There is no service named ${quoteInput(call.service)}.`);
-    call.account = await this.auth.authenticate(call.accountName, req);
+    const call = callOf(req)!;
+    if (call.service !== serviceOf(context.getClass())) throw noSuchService(call);
+    call.account = await this.auth.authenticate(call.accountName!, req);
     return true;
   }
 }

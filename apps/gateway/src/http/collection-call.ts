@@ -1,17 +1,12 @@
 import type { AccountRow } from '@loupe/storage';
 import type { IncomingMessage } from 'node:http';
 import type { COMMON, ReadOf } from '../contracts';
-import type { Operation, OperationTable, ServiceName } from '../services/operation';
 
 /** Injection tokens of what the collection call path needs; bootstrap.ts provides them. */
-export const SERVICE_TABLES = Symbol('SERVICE_TABLES');
 export const BASIC_AUTH = Symbol('BASIC_AUTH');
 export const BODY_LIMITS = Symbol('BODY_LIMITS');
-export const BLOB_STORE = Symbol('BLOB_STORE');
 export const REQUEST_LOG = Symbol('REQUEST_LOG');
 export const REQUEST_METRICS = Symbol('REQUEST_METRICS');
-
-export type ServiceTables = Readonly<Record<ServiceName, OperationTable>>;
 
 /**
  * One collection call as it goes through the middleware, guard, pipe, interceptor and filter: each stage records what
@@ -22,7 +17,7 @@ export interface CollectionCall {
   requestId: string;
   /** performance.now() when the call arrived: `time_total` and the request duration run from here. */
   started: number;
-  /** The path's names as sent (decoded), set by the guard. */
+  /** The path's names as sent (decoded), set by CallTelemetry. */
   service?: string;
   accountName?: string;
   operation?: string;
@@ -55,14 +50,4 @@ export function callOf(req: IncomingMessage): CollectionCall | undefined {
 
 export function own<T>(table: Readonly<Record<string, T>>, name: string | undefined): T | undefined {
   return name !== undefined && Object.prototype.hasOwnProperty.call(table, name) ? table[name] : undefined;
-}
-
-/** The table of a service named in a path, or undefined for a name that is no service. */
-export function tableOf(tables: ServiceTables, service: string | undefined): OperationTable | undefined {
-  return own(tables as Record<string, OperationTable>, service);
-}
-
-export function operationOf(tables: ServiceTables, call: CollectionCall): Operation | undefined {
-  const table = tableOf(tables, call.service);
-  return table ? own(table, call.operation) : undefined;
 }

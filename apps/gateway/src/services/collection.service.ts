@@ -1,6 +1,7 @@
 import { seconds, statusFor } from '@loupe/envelope';
 import { DeletePayload, IngestItem, IngestPayload, IngestResult, JobKind, runJob, Stopwatch, IngestPolicy } from '@loupe/jobs';
 import type { JobQueue } from '@loupe/queue';
+import { Inject, Injectable } from '@nestjs/common';
 import type { CollectionRef, ImageRepository, ImageRow } from '@loupe/storage';
 import { performance } from 'node:perf_hooks';
 import type { AddCandidate, ListInput } from '../contracts';
@@ -8,6 +9,7 @@ import { ImageInputs } from './image-inputs';
 import type { OperationContext, OperationOutcome } from './operation';
 import { releaseStaged } from './staging';
 import { deadlineOf, downloadScope, remaining } from './deadline';
+import { IMAGE_REPOSITORY, JOB_QUEUE } from './tokens';
 
 export function missingMessage(filepath: string): string {
   return `${filepath}: This file does not exist in the image collection.`;
@@ -49,11 +51,12 @@ export interface AddPolicy extends IngestPolicy {
  * The operations every collection service shares (add, get_info, get_metadata, delete, list, count, ping).
  * Reads go straight to the index; writes go through the per-account write queue.
  */
+@Injectable()
 export class CollectionService {
   constructor(
-    private readonly images: ImageRepository,
-    private readonly queue: JobQueue,
-    private readonly inputs: ImageInputs,
+    @Inject(IMAGE_REPOSITORY) private readonly images: ImageRepository,
+    @Inject(JOB_QUEUE) private readonly queue: JobQueue,
+    @Inject(ImageInputs) private readonly inputs: ImageInputs,
   ) {}
 
   async add(ctx: OperationContext, candidates: AddCandidate[], policy: AddPolicy): Promise<OperationOutcome> {

@@ -5,21 +5,21 @@ import {
   ColorPresenceCount, ColorSearchPayload, ColorSearchResult, INGEST_POLICIES, JobKind, JobPayload, JobResult, runJob, Stopwatch,
 } from '@loupe/jobs';
 import type { JobQueue } from '@loupe/queue';
+import { Inject, Injectable } from '@nestjs/common';
 import type { ColorRepository, ImageRepository, StoredPaletteColor } from '@loupe/storage';
 import {
-  background, ColorSearchInput, ColorUpdateInput, CONTRACTS, CountCollectionColorsInput, CountImageColorsInput, CountMetadataInput,
+  background, ColorSearchInput, ColorUpdateInput, CountCollectionColorsInput, CountImageColorsInput, CountMetadataInput,
   ExtractCollectionColorsInput, ExtractImageColorsInput, GivenColor, QueryImages, UpdateMetadataInput,
 } from '../contracts';
 import { collectionRef, CollectionService, missingMessage, readGroup, writeGroup } from './collection.service';
 import { ImageInputs } from './image-inputs';
-import { operation, OperationContext, OperationOutcome, OperationTable } from './operation';
+import type { OperationContext, OperationOutcome } from './operation';
 import { releaseStaged } from './staging';
 import { deadlineOf, downloadScope, remaining } from './deadline';
+import { COLOR_REPOSITORY, IMAGE_REPOSITORY, JOB_QUEUE } from './tokens';
 
 /** The color search floor, declared with the contracts; here too for the color benchmark, which reports on it. */
 export { DEFAULT_COLOR_MIN_SCORE } from '../contracts';
-
-const COLOR = CONTRACTS.color;
 
 function extractedItems(palette: readonly StoredPaletteColor[], form: 'rgb' | 'hex'): unknown[] {
   return palette.map((c, i) => ({ color: formatColor(c.rgb, form), rank: i + 1, class: c.class, weight: c.weight }));
@@ -35,41 +35,18 @@ function countedItems(colors: readonly GivenColor[], counts: readonly ColorPrese
 }
 
 /**
- * The color service (docs/protocol.md §6-§8): reads the request, stages
- * query images, queues the work (searches, extractions and counts as reads, updates as writes) and shapes answers.
+ * The color service's operations (docs/protocol.md §6-§8), on requests ColorController's pipe has read: stages query
+ * images, queues the work (searches, extractions and counts as reads, updates as writes) and shapes answers.
  */
-export class ColorOperations {
+@Injectable()
+export class ColorService {
   constructor(
-    private readonly collection: CollectionService,
-    private readonly queue: JobQueue,
-    private readonly inputs: ImageInputs,
-    private readonly images: ImageRepository,
-    private readonly colors: ColorRepository,
+    @Inject(CollectionService) private readonly collection: CollectionService,
+    @Inject(JOB_QUEUE) private readonly queue: JobQueue,
+    @Inject(ImageInputs) private readonly inputs: ImageInputs,
+    @Inject(IMAGE_REPOSITORY) private readonly images: ImageRepository,
+    @Inject(COLOR_REPOSITORY) private readonly colors: ColorRepository,
   ) {}
-
-  table(): OperationTable {
-    return {
-      color_search: operation(COLOR.color_search, (ctx, input) => this.search(ctx, input)),
-      extract_image_colors: operation(COLOR.extract_image_colors, (ctx, input) => this.extractImageColors(ctx, input)),
-      count_image_colors: operation(COLOR.count_image_colors, (ctx, input) => this.countImageColors(ctx, input)),
-      extract_collection_colors: operation(COLOR.extract_collection_colors, (ctx, input) => this.collectionColors(ctx, input, 'extract')),
-      count_collection_colors: operation(COLOR.count_collection_colors, (ctx, input) => this.collectionColors(ctx, input, 'count_colors')),
-      count_metadata: operation(COLOR.count_metadata, (ctx, input) => this.countMetadata(ctx, input)),
-      // docs/protocol.md §6 (color add): both MulticolorEngine clients fill a collection with add, never update.
-      add: operation(COLOR.add, (ctx, input) => this.update(ctx, input, 'time_add')),
-      update: operation(COLOR.update, (ctx, input) => this.update(ctx, input, 'time_update')),
-      update_metadata: operation(COLOR.update_metadata, (ctx, input) => this.updateMetadata(ctx, input)),
-      get_metadata: operation(COLOR.get_metadata, (ctx, input) => this.getMetadata(ctx, input.filepaths)),
-      get_search_metadata: operation(COLOR.get_search_metadata, (ctx) => this.metadataKeys(ctx, false)),
-      get_return_metadata: operation(COLOR.get_return_metadata, (ctx) => this.metadataKeys(ctx, true)),
-      // docs/protocol.md §8: the color service shows the fingerprint field as 0 for every file.
-      get_info: operation(COLOR.get_info, (ctx, input) => this.collection.getInfo(ctx, input.filepaths, { reportFingerprint: false })),
-      delete: operation(COLOR.delete, (ctx, input) => this.collection.delete(ctx, input.filepaths)),
-      list: operation(COLOR.list, (ctx, input) => this.collection.list(ctx, input)),
-      count: operation(COLOR.count, (ctx) => this.collection.count(ctx)),
-      ping: operation(COLOR.ping, () => this.collection.ping()),
-    };
-  }
 
   async search(ctx: OperationContext, input: ColorSearchInput): Promise<OperationOutcome> {
     const { colors, filepath, url, metadata } = input;

@@ -1,9 +1,11 @@
 import { inputLabel, seconds } from '@loupe/envelope';
+import { Inject, Injectable } from '@nestjs/common';
 import { IngestItem, stagingKey } from '@loupe/jobs';
 import type { BlobStore } from '@loupe/storage';
 import { performance } from 'node:perf_hooks';
 import { AddCandidate, checkFilepath, MAX_IMAGE_ID_LENGTH, QueryImages } from '../contracts';
 import { DownloadError, DownloadScope, UrlDownloader } from '../inputs/url-fetcher';
+import { BLOB_STORE } from './tokens';
 
 export interface StagedImages {
   items: IngestItem[];
@@ -17,10 +19,11 @@ export interface StagedImages {
  * checks each input, downloads URLs and puts every image in the blob store for the worker. Problems with one input
  * become messages naming it; the others still go ahead.
  */
+@Injectable()
 export class ImageInputs {
   constructor(
-    private readonly blobs: BlobStore,
-    private readonly downloader: UrlDownloader,
+    @Inject(BLOB_STORE) private readonly blobs: BlobStore,
+    @Inject(UrlDownloader) private readonly downloader: UrlDownloader,
   ) {}
 
   /**

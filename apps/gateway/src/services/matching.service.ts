@@ -1,20 +1,23 @@
 import { ComparePayload, JobKind, JobPayload, JobResult, runJob, SearchPayload } from '@loupe/jobs';
 import type { JobQueue } from '@loupe/queue';
+import { Inject, Injectable } from '@nestjs/common';
 import { readGroup } from './collection.service';
 import type { OperationContext, OperationOutcome } from './operation';
 import { QueryInputs, StagedQuery } from './query-inputs';
 import { releaseStaged } from './staging';
 import { deadlineOf, downloadScope, remaining } from './deadline';
 import type { CompareInput, SearchInput } from '../contracts';
+import { JOB_QUEUE } from './tokens';
 
 /**
  * Image search and compare on the matching engine (match, mobile, and the image part of wine). Inputs are read and
  * staged here; the work runs as read jobs, at most 4 at a time per account and service.
  */
+@Injectable()
 export class MatchingService {
   constructor(
-    private readonly queue: JobQueue,
-    private readonly inputs: QueryInputs,
+    @Inject(JOB_QUEUE) private readonly queue: JobQueue,
+    @Inject(QueryInputs) private readonly inputs: QueryInputs,
   ) {}
 
   async search(ctx: OperationContext, input: SearchInput, preferredSide: number): Promise<OperationOutcome> {

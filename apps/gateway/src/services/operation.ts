@@ -1,6 +1,5 @@
 import type { ResponseFormat, Stats, Status } from '@loupe/envelope';
 import type { AccountRow } from '@loupe/storage';
-import type { InputOf, OperationContract } from '../contracts/contract';
 
 export const SERVICE_NAMES = ['mobile', 'match', 'color', 'wine'] as const;
 export type ServiceName = (typeof SERVICE_NAMES)[number];
@@ -26,16 +25,3 @@ export interface OperationOutcome {
   query_image?: Record<string, unknown>;
   stats: Stats;
 }
-
-/** An operation: its contract (what it reads and answers) and the handler that runs on the request read by it. */
-export interface Operation<C extends OperationContract = OperationContract> {
-  contract: C;
-  run(ctx: OperationContext, input: InputOf<C>): Promise<OperationOutcome>;
-}
-
-export function operation<C extends OperationContract>(contract: C, run: (ctx: OperationContext, input: InputOf<C>) => Promise<OperationOutcome>): Operation<C> {
-  return { contract, run };
-}
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each entry is typed by its own contract
-export type OperationTable = Readonly<Record<string, Operation<any>>>;

@@ -1,9 +1,11 @@
 import { inputLabel, ParamError, seconds } from '@loupe/envelope';
+import { Inject, Injectable } from '@nestjs/common';
 import { QuerySource, stagingKey } from '@loupe/jobs';
 import type { BlobStore } from '@loupe/storage';
 import { performance } from 'node:perf_hooks';
 import { DownloadError, DownloadScope, UrlDownloader } from '../inputs/url-fetcher';
 import type { QueryImage } from '../contracts';
+import { BLOB_STORE } from './tokens';
 
 export interface StagedQuery {
   source: QuerySource;
@@ -17,10 +19,11 @@ export interface StagedQuery {
  * names that may carry a suffix: `image1` for compare). Uploads and downloads are staged in the blob store for the
  * worker; a failed download is the caller's error.
  */
+@Injectable()
 export class QueryInputs {
   constructor(
-    private readonly blobs: BlobStore,
-    private readonly downloader: UrlDownloader,
+    @Inject(BLOB_STORE) private readonly blobs: BlobStore,
+    @Inject(UrlDownloader) private readonly downloader: UrlDownloader,
   ) {}
 
   async stage({ upload, filepath, url }: QueryImage, suffix: string, scope: DownloadScope): Promise<StagedQuery> {

@@ -1,55 +1,30 @@
 import type { Stats } from '@loupe/envelope';
 import {
-  INGEST_POLICIES, JobKind, runJob, WINE_PREFERRED_SIDE, WineExtractPayload, WineExtractResult, WineSearchPayload, WineSearchResult,
+  JobKind, runJob, WINE_PREFERRED_SIDE, WineExtractPayload, WineExtractResult, WineSearchPayload, WineSearchResult,
 } from '@loupe/jobs';
 import type { JobQueue } from '@loupe/queue';
-import { CONTRACTS, WineExtractInput, WineSearchInput } from '../contracts';
-import { CollectionService, readGroup } from './collection.service';
+import { Inject, Injectable } from '@nestjs/common';
+import type { WineExtractInput, WineSearchInput } from '../contracts';
+import { readGroup } from './collection.service';
 import { ImageInputs } from './image-inputs';
 import { deadlineOf, downloadScope, remaining } from './deadline';
-import { MatchingService } from './matching.service';
-import { operation, OperationContext, OperationOutcome, OperationTable } from './operation';
+import type { OperationContext, OperationOutcome } from './operation';
 import { QueryInputs } from './query-inputs';
 import { releaseStaged } from './staging';
-
-const WINE = CONTRACTS.wine;
+import { JOB_QUEUE } from './tokens';
 
 /**
- * The wine-label service (docs/protocol.md §7, §8): add reads each label and stores its
- * metadata; search matches the label image and orders the best by label text; extract_metadata and extract_text
- * read the labels of given images; compare matches two images as match compare does. delete, list, count and ping are
- * the collection operations every service has.
+ * The wine-label operations of their own (docs/protocol.md §7, §8): search matches the label image and orders the
+ * best by label text; extract_metadata and extract_text read the labels of given images. add, compare and the
+ * collection operations are the shared ones with the wine policy (WineController).
  */
-export class WineOperations {
-  private readonly matching: MatchingService;
-
+@Injectable()
+export class WineService {
   constructor(
-    private readonly collection: CollectionService,
-    private readonly queue: JobQueue,
-    private readonly images: ImageInputs,
-    private readonly queries: QueryInputs,
-  ) {
-    this.matching = new MatchingService(queue, queries);
-  }
-
-  table(): OperationTable {
-    return {
-      // docs/protocol.md §7-§9: an existing path is refused; rectangles refer to the image without its solid
-      // borders; the label reading time is reported as time_detect_label.
-      add: operation(WINE.add, (ctx, input) =>
-        this.collection.add(ctx, input.images, { ...INGEST_POLICIES.wine, stageStats: ['time_detect_label'] })),
-      search: operation(WINE.search, (ctx, input) => this.search(ctx, input)),
-      // docs/protocol.md §6 (wine compare): the Python WineEngine inherits compare from the match client. The images are
-      // normalised as wine labels are (solid borders cropped, preferred side of docs/protocol.md §9).
-      compare: operation(WINE.compare, (ctx, input) => this.matching.compare(ctx, input, WINE_PREFERRED_SIDE)),
-      extract_metadata: operation(WINE.extract_metadata, (ctx, input) => this.extract(ctx, input, 'metadata')),
-      extract_text: operation(WINE.extract_text, (ctx, input) => this.extract(ctx, input, 'text')),
-      delete: operation(WINE.delete, (ctx, input) => this.collection.delete(ctx, input.filepaths)),
-      list: operation(WINE.list, (ctx, input) => this.collection.list(ctx, input)),
-      count: operation(WINE.count, (ctx) => this.collection.count(ctx)),
-      ping: operation(WINE.ping, () => this.collection.ping()),
-    };
-  }
+    @Inject(JOB_QUEUE) private readonly queue: JobQueue,
+    @Inject(ImageInputs) private readonly images: ImageInputs,
+    @Inject(QueryInputs) private readonly queries: QueryInputs,
+  ) {}
 
   /** docs/protocol.md §7: exactly one query image; name/path filters, offset, limit, overlays; stats of §9. */
   async search(ctx: OperationContext, input: WineSearchInput): Promise<OperationOutcome> {
