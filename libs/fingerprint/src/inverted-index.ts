@@ -1,4 +1,4 @@
-import { MAP_ENTRY_BYTES, PostingLists } from './posting-lists';
+import { MAP_ENTRY_BYTES, PostingLists, VoteHelper } from './posting-lists';
 
 /** Growth of the per-slot arrays when full: by half, not doubled. */
 const GROWTH = 1.5;
@@ -32,6 +32,12 @@ export interface VoteStatistics {
 }
 
 /** The statistics of indexes that together hold one collection: N and every df summed. */
+/** How `candidates` votes: which words are stop words (1 lets every word vote), and a thread to share the reading with. */
+export interface VoteOptions {
+  stopWordShare?: number;
+  helper?: VoteHelper | null;
+}
+
 export function mergeVoteStatistics(parts: readonly VoteStatistics[]): VoteStatistics {
   const documentFrequency = new Map<number, number>();
   let images = 0;
@@ -168,10 +174,11 @@ export class InvertedIndex {
 
   /**
    * Best `limit` images by length-normalised tf-idf votes, highest first; images sharing no word are left out, and so
-   * are stop words (`stopWordShare`; 1 lets every word vote). With `statistics`, idf and the stop list come from those counts (a whole
-   * collection's) instead of this index's own.
+   * are stop words (`VoteOptions.stopWordShare`). With `statistics`, idf and the stop list come from those counts (a
+   * whole collection's) instead of this index's own. The votes are the same with or without a helper thread.
    */
-  candidates(words: Uint32Array, limit: number, statistics?: VoteStatistics, stopWordShare = STOP_WORD_SHARE): Array<{ imageKey: number; votes: number }> {
+  candidates(words: Uint32Array, limit: number, statistics?: VoteStatistics, options: VoteOptions = {}): Array<{ imageKey: number; votes: number }> {
+    const { stopWordShare = STOP_WORD_SHARE, helper = null } = options;
     const n = this.slots;
     if (this.size === 0 || limit <= 0) return [];
     const votes = new Float64Array(n);
@@ -191,7 +198,7 @@ export class InvertedIndex {
       idfs[voting] = Math.log(1 + images / df);
       tfQueries[voting++] = tfQuery;
     }
-    this.postings.addVotes(lists.subarray(0, voting), idfs.subarray(0, voting), tfQueries.subarray(0, voting), votes);
+    this.postings.addVotes(lists.subarray(0, voting), idfs.subarray(0, voting), tfQueries.subarray(0, voting), votes, helper);
     const { dead, normOfSlot } = this;
     for (let slot = 0; slot < n; slot++) {
       if (votes[slot] > 0) votes[slot] = dead[slot] ? 0 : votes[slot] / normOfSlot[slot];

@@ -31,7 +31,7 @@ const FLAT_WORDS = 1 << 20;
 const FLAT_FROM_LISTS = 4096;
 /** Smallest shared chunk: an index's first chunks are sized by what it holds, so a tiny collection stays tiny. */
 const MIN_SHARED_CHUNK_BYTES = 4096;
-const EMPTY = new Uint8Array(0);
+const EMPTY: Uint8Array = new Uint8Array(0);
 /** The typed arrays indexed by list number, grown and trimmed together. */
 const PER_LIST_ARRAYS = ['wordOf', 'countOf', 'usedOf', 'roomOf', 'lastSlotOf', 'chunkOf', 'offsetOf'] as const;
 /** Slots whose votes one block of `addVotes` covers: 512 kB of votes (measured at 1M: faster than blocks of 262,144). */
@@ -131,65 +131,34 @@ export class PostingLists {
   }
 
   /**
-   * Adds the votes of a query's lists to every image in them: idf × min(tf in the query, tf in the image), summed in
-   * the lists' order. This loop is most of a large collection's vote (a query reads about 16 postings per image), and
-   * its cost there is memory, not arithmetic: a million images' votes (8 MB) do not stay in the processor's caches
-   * while each list scatters over them. So the lists are read block by block of VOTE_BLOCK_SLOTS slots, each list
-   * resuming where it stopped, and the block's votes stay cached (on the million-image benchmark's words: p50 132 ->
-   * 95 ms, p95 294 -> 172 ms). Every read is an integer operation: a varint of up to 32 bits is read into an int32
-   * whose bits are the value's (>>> 1 reads them unsigned), so V8 keeps the loop on integers.
+   * Adds the votes of a query's lists to every image in them: idf × min(tf in the query, tf in the image) (`voteLists`).
+   * With `helper`, and enough postings to be worth a message, about half of the postings are read by the helper's
+   * thread at the same time (`VoteHelper`): the vote is the part of a large collection's search that no other thread
+   * was doing.
    */
-  addVotes(lists: Int32Array, idfs: Float64Array, tfQueries: Int32Array, votes: Float64Array): void {
+  addVotes(lists: Int32Array, idfs: Float64Array, tfQueries: Int32Array, votes: Float64Array, helper?: VoteHelper | null): void {
     const k = lists.length;
-    const at = new Int32Array(k);
-    const lastSlot = new Int32Array(k).fill(-1);
-    const left = new Int32Array(k);
+    const data = new Array<Uint8Array>(k);
+    const offsets = new Int32Array(k);
+    const counts = new Int32Array(k);
+    let postings = 0;
     for (let j = 0; j < k; j++) {
-      at[j] = this.offsetOf[lists[j]];
-      left[j] = this.countOf[lists[j]];
+      data[j] = this.chunks[this.chunkOf[lists[j]]];
+      offsets[j] = this.offsetOf[lists[j]];
+      counts[j] = this.countOf[lists[j]];
+      postings += counts[j];
     }
-    for (let end = VOTE_BLOCK_SLOTS, active = k; active > 0; end += VOTE_BLOCK_SLOTS) {
-      active = 0;
-      for (let j = 0; j < k; j++) {
-        let remaining = left[j];
-        if (remaining === 0) continue;
-        const data = this.chunks[this.chunkOf[lists[j]]];
-        const idf = idfs[j];
-        const tfQuery = tfQueries[j];
-        let pos = at[j];
-        let slot = lastSlot[j];
-        while (remaining > 0) {
-          let b = data[pos];
-          let value = b;
-          let next = pos + 1;
-          if (b & 0x80) {
-            value = b & 0x7f;
-            let shift = 7;
-            do {
-              b = data[next++];
-              value |= (b & 0x7f) << shift;
-              shift += 7;
-            } while (b & 0x80);
-          }
-          const posting = slot + (value >>> 1);
-          // Left for the next block, read again there.
-          if (posting >= end) break;
-          slot = posting;
-          remaining--;
-          if ((value & 1) === 0) {
-            votes[slot] += idf;
-            pos = next;
-          } else {
-            votes[slot] += idf * Math.min(tfQuery, data[next]);
-            pos = next + 1;
-          }
-        }
-        at[j] = pos;
-        lastSlot[j] = slot;
-        left[j] = remaining;
-        if (remaining > 0) active++;
+    const all: VoteLists = { data, offsets, counts, idfs, tfQueries };
+    if (helper && postings >= helper.minPostings) {
+      // Every chunk is shared memory (`sharedBytes`); the check keeps a vote whole should one ever not be.
+      const [mine, theirs] = splitByPostings(all, (j) => data[j].buffer instanceof SharedArrayBuffer);
+      if (theirs.counts.length > 0 && helper.start(theirs, votes.length)) {
+        voteLists(mine, votes);
+        helper.finish(votes, () => voteLists(theirs, votes));
+        return;
       }
     }
+    voteLists(all, votes);
   }
 
   /**
@@ -245,7 +214,7 @@ export class PostingLists {
       const used = this.usedOf[list];
       const room = tight ? used : this.roomOf[list];
       if (fill + room > chunk.length) {
-        chunk = new Uint8Array(Math.max(room, Math.min(LOAD_CHUNK_BYTES, total)));
+        chunk = sharedBytes(Math.max(room, Math.min(LOAD_CHUNK_BYTES, total)));
         chunks.push(chunk);
         fill = 0;
       }
@@ -305,8 +274,7 @@ export class PostingLists {
       let last = first;
       let bytes = 0;
       while (last < lists && (last === first || bytes + directory[4 * last + 2] <= LOAD_CHUNK_BYTES)) bytes += directory[4 * last++ + 2];
-      const chunk = await read(bytes);
-      store.chunks.push(chunk);
+      store.chunks.push(asShared(await read(bytes)));
       let at = 0;
       for (let list = first; list < last; list++) {
         const [word, count, used, lastSlot] = directory.subarray(4 * list, 4 * list + 4);
@@ -331,13 +299,13 @@ export class PostingLists {
   private place(list: number, room: number): void {
     if (room >= this.sizes.ownFrom) {
       const chunk = this.freeChunks.pop() ?? this.chunks.length;
-      this.chunks[chunk] = new Uint8Array(room);
+      this.chunks[chunk] = sharedBytes(room);
       this.chunkOf[list] = chunk;
       this.offsetOf[list] = 0;
     } else {
       if (this.shared < 0 || this.sharedFill + room > this.chunks[this.shared].length) {
         this.shared = this.freeChunks.pop() ?? this.chunks.length;
-        this.chunks[this.shared] = new Uint8Array(Math.min(this.sizes.shared, Math.max(MIN_SHARED_CHUNK_BYTES, room, this.liveBytes >> 1)));
+        this.chunks[this.shared] = sharedBytes(Math.min(this.sizes.shared, Math.max(MIN_SHARED_CHUNK_BYTES, room, this.liveBytes >> 1)));
         this.sharedFill = 0;
       }
       this.chunkOf[list] = this.shared;
@@ -405,4 +373,120 @@ export class PostingLists {
       this[name] = next as never;
     }
   }
+}
+
+/** The lists one vote reads: each list's bytes (the chunk holding it), where it starts, its postings, idf and query tf. */
+export interface VoteLists {
+  data: Uint8Array[];
+  offsets: Int32Array;
+  counts: Int32Array;
+  idfs: Float64Array;
+  tfQueries: Int32Array;
+}
+
+/**
+ * A thread that reads part of a vote's lists while the calling thread reads the rest (pool/vote-thread.ts). Both calls
+ * are synchronous for the caller, which never yields between them, so no add or removal can touch the lists meanwhile.
+ */
+export interface VoteHelper {
+  /** Fewest postings a vote must read for the helper to be asked: below it, the message costs more than it saves. */
+  readonly minPostings: number;
+  /** Hands `lists` to the helper's thread; false when it cannot take them (not started yet, or failed). */
+  start(lists: VoteLists, slots: number): boolean;
+  /** Waits for the helper's votes and adds them to `votes`; when the helper fails, `fallback` reads its lists here. */
+  finish(votes: Float64Array, fallback: () => void): void;
+}
+
+/**
+ * Adds the votes of `lists` to `votes`. This loop is most of a large collection's vote (a query reads about 16 postings
+ * per image), and its cost there is memory, not arithmetic: a million images' votes (8 MB) do not stay in the
+ * processor's caches while each list scatters over them. So the lists are read block by block of VOTE_BLOCK_SLOTS
+ * slots, each list resuming where it stopped, and the block's votes stay cached (on the million-image benchmark's
+ * words: p50 132 -> 95 ms, p95 294 -> 172 ms). Every read is an integer operation: a varint of up to 32 bits is read
+ * into an int32 whose bits are the value's (>>> 1 reads them unsigned), so V8 keeps the loop on integers.
+ */
+export function voteLists({ data: chunks, offsets, counts, idfs, tfQueries }: VoteLists, votes: Float64Array): void {
+  const k = counts.length;
+  const at = Int32Array.from(offsets);
+  const lastSlot = new Int32Array(k).fill(-1);
+  const left = Int32Array.from(counts);
+  for (let end = VOTE_BLOCK_SLOTS, active = k; active > 0; end += VOTE_BLOCK_SLOTS) {
+    active = 0;
+    for (let j = 0; j < k; j++) {
+      let remaining = left[j];
+      if (remaining === 0) continue;
+      const data = chunks[j];
+      const idf = idfs[j];
+      const tfQuery = tfQueries[j];
+      let pos = at[j];
+      let slot = lastSlot[j];
+      while (remaining > 0) {
+        let b = data[pos];
+        let value = b;
+        let next = pos + 1;
+        if (b & 0x80) {
+          value = b & 0x7f;
+          let shift = 7;
+          do {
+            b = data[next++];
+            value |= (b & 0x7f) << shift;
+            shift += 7;
+          } while (b & 0x80);
+        }
+        const posting = slot + (value >>> 1);
+        // Left for the next block, read again there.
+        if (posting >= end) break;
+        slot = posting;
+        remaining--;
+        if ((value & 1) === 0) {
+          votes[slot] += idf;
+          pos = next;
+        } else {
+          votes[slot] += idf * Math.min(tfQuery, data[next]);
+          pos = next + 1;
+        }
+      }
+      at[j] = pos;
+      lastSlot[j] = slot;
+      left[j] = remaining;
+      if (remaining > 0) active++;
+    }
+  }
+}
+
+/**
+ * Two parts of `lists` with about as many postings each (the longest first, each to the lighter part), the second
+ * only of lists that `shareable` allows: what each thread of a shared vote reads. A vote's sum does not depend on which
+ * thread adds which list.
+ */
+export function splitByPostings(lists: VoteLists, shareable: (list: number) => boolean): [VoteLists, VoteLists] {
+  const order = Array.from(lists.counts.keys()).sort((a, b) => lists.counts[b] - lists.counts[a]);
+  const halves: number[][] = [[], []];
+  const sums = [0, 0];
+  for (const j of order) {
+    const part = sums[0] <= sums[1] || !shareable(j) ? 0 : 1;
+    halves[part].push(j);
+    sums[part] += lists.counts[j];
+  }
+  const pick = (chosen: number[]): VoteLists => ({
+    data: chosen.map((j) => lists.data[j]),
+    offsets: Int32Array.from(chosen, (j) => lists.offsets[j]),
+    counts: Int32Array.from(chosen, (j) => lists.counts[j]),
+    idfs: Float64Array.from(chosen, (j) => lists.idfs[j]),
+    tfQueries: Int32Array.from(chosen, (j) => lists.tfQueries[j]),
+  });
+  return [pick(halves[0]), pick(halves[1])];
+}
+
+/** Posting bytes live in shared memory, so that a vote's helper thread reads the same bytes without a copy. */
+function sharedBytes(length: number): Uint8Array {
+  return new Uint8Array(new SharedArrayBuffer(length));
+}
+
+/** `bytes` in shared memory: itself when it already is, else a copy (a snapshot's sections are read into plain buffers). */
+function asShared(bytes: Uint8Array): Uint8Array {
+  if (bytes.buffer instanceof SharedArrayBuffer) return bytes;
+  const shared = sharedBytes(bytes.length);
+  shared.set(bytes);
+  return shared;
 }

@@ -1,17 +1,19 @@
-import { runInThisThread, TaskRunner, ThreadPool, verifyInThisThread, VerifyBatch, verifyOnThreads } from '@loupe/fingerprint';
+import { runInThisThread, TaskRunner, ThreadPool, verifyInThisThread, VerifyBatch, verifyOnThreads, VoteThread } from '@loupe/fingerprint';
 import { availableParallelism } from 'node:os';
 
 /** Where a process's CPU-heavy work runs: image preparation and hook analyses (`run`), search verification. */
 export interface Compute {
   run: TaskRunner;
   verifyAll: VerifyBatch;
+  /** A thread that reads half of each large collection vote beside the calling thread; null without threads. */
+  voteThread: VoteThread | null;
   /** How many tasks run at once: ingest prepares that many images of a batch concurrently. */
   readonly parallelism: number;
   close(): Promise<void>;
 }
 
 /** Everything in the calling thread, one task at a time: tests, and processes told to use no threads. */
-export const IN_THIS_THREAD: Compute = { run: runInThisThread, verifyAll: verifyInThisThread, parallelism: 1, close: async () => undefined };
+export const IN_THIS_THREAD: Compute = { run: runInThisThread, verifyAll: verifyInThisThread, voteThread: null, parallelism: 1, close: async () => undefined };
 
 /** Threads when the configuration names none (COMPUTE_THREADS): one per core, at most 4, as each holds its own OpenCV (~300 MB). */
 export function defaultComputeThreads(): number {
@@ -26,12 +28,15 @@ export function computeThreads(size: number = defaultComputeThreads()): Compute 
   if (size === 0) return IN_THIS_THREAD;
   let pool: ThreadPool | null = null;
   const started = () => (pool ??= new ThreadPool(size));
+  // Starts its thread with the first vote that is large enough to share (a collection of a few hundred thousand images).
+  const voteThread = new VoteThread();
   return {
     run: (task, input) => started().run(task, input),
     verifyAll: (query, targets, options) => verifyOnThreads(started())(query, targets, options),
+    voteThread,
     parallelism: size,
     close: async () => {
-      await pool?.close();
+      await Promise.all([pool?.close(), voteThread.close()]);
       pool = null;
     },
   };

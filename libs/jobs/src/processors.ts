@@ -1,3 +1,4 @@
+import type { VoteHelper } from '@loupe/fingerprint';
 import type { JobQueue, ProcessorMap } from '@loupe/queue';
 import { BlobStore, ColorRepository, Db, ImageRepository, MatchIndexRepository, PublicIndexRepository, WineLabelRepository } from '@loupe/storage';
 import { ColorIngestHook } from './color-palettes';
@@ -90,7 +91,7 @@ export function createProcessors(
   const localPlanner = new LocalItemPlanner(deps.images, deps.blobs, hooksFor, compute);
   const planner = deps.ingestFanOut ? new QueuedItemPlanner(deps.ingestFanOut.queue, deps.ingestFanOut.parallelism) : localPlanner;
   const ingest = new IngestService(deps.images, deps.blobs, hooksFor, compute, planner);
-  const collections = collectionIndexes(deps);
+  const collections = collectionIndexes(deps, compute.voteThread);
   const matching = new MatchService(deps.images, deps.matchIndex, deps.blobs, collections.index, verifyAll);
   const deletion = new DeleteService(deps.images, deps.blobs);
   const fingerprint = new FingerprintService(deps.images, deps.blobs, (service) => (MATCHING_SERVICES.has(service) ? searchIndex : null));
@@ -120,16 +121,16 @@ export function createProcessors(
  * owners through the queue; then one `collection_candidates_<set>` kind per set, whose processor holds that set's shards
  * of every collection (loaded by its first job, so a process loads only the sets whose kinds it actually runs).
  */
-function collectionIndexes(deps: ProcessorDeps): { index: CollectionSearchIndex; ownerProcessors: ProcessorMap } {
+function collectionIndexes(deps: ProcessorDeps, voteHelper: VoteHelper | null): { index: CollectionSearchIndex; ownerProcessors: ProcessorMap } {
   const snapshots = indexSnapshotOptions(deps.indexSnapshots);
   const sets = parseCollectionShardSets(deps.collectionShards?.sets) ?? [];
   const maxBytes = deps.indexCacheMaxBytes ?? Infinity;
-  if (sets.length === 0) return { index: new LocalCollectionIndex(new MatchIndexCache(deps.matchIndex, snapshots, undefined, maxBytes)), ownerProcessors: {} };
+  if (sets.length === 0) return { index: new LocalCollectionIndex(new MatchIndexCache(deps.matchIndex, snapshots, undefined, maxBytes), voteHelper), ownerProcessors: {} };
   const ownerProcessors: ProcessorMap = {};
   for (const set of sets) {
     let owner: LocalCollectionIndex | null = null;
     ownerProcessors[collectionCandidateKind(set)] = (payload: CollectionCandidatesPayload) =>
-      answerCandidateJob((owner ??= new LocalCollectionIndex(new MatchIndexCache(deps.matchIndex, snapshots, set, maxBytes))), payload);
+      answerCandidateJob((owner ??= new LocalCollectionIndex(new MatchIndexCache(deps.matchIndex, snapshots, set, maxBytes), voteHelper)), payload);
   }
   return { index: new QueuedCollectionIndex(sets, deps.collectionShards?.queue ?? (() => null)), ownerProcessors };
 }

@@ -11,7 +11,7 @@
  * per query per image (the real photos read 16.3 with the stop list: docs/benchmarks.md, "Search vocabulary"), vote
  * time p50/p95 (wall and CPU) and the posting arrays per image.
  */
-import { InvertedIndex, seededRandom } from '@loupe/fingerprint';
+import { InvertedIndex, seededRandom, VoteThread } from '@loupe/fingerprint';
 import { decodeWords } from '@loupe/storage';
 import { performance } from 'node:perf_hooks';
 import { Client } from 'pg';
@@ -67,19 +67,42 @@ async function main(): Promise<void> {
   }
   console.log(`postings read per query per image: ${(postings / queries.length / n).toFixed(1)}`);
 
+  const plain = measure(index, queries, null);
+  report('vote, calling thread alone', plain);
+  const helper = new VoteThread();
+  await helper.warm();
+  const shared = measure(index, queries, helper);
+  report('vote, shared with a VoteThread', shared);
+  let same = 0;
+  queries.forEach((_, q) => {
+    const a = plain.results[q];
+    const b = shared.results[q];
+    if (a.length === b.length && a.every((c, i) => c.imageKey === b[i].imageKey && Math.abs(c.votes - b[i].votes) <= 1e-9 * c.votes)) same++;
+  });
+  console.log(`same candidates and votes with and without the thread: ${same} of ${queries.length} queries`);
+  await helper.close();
+}
+
+function measure(index: InvertedIndex, queries: Uint32Array[], helper: VoteThread | null) {
   const wall: number[] = [];
   const cpu: number[] = [];
+  const results: Array<Array<{ imageKey: number; votes: number }>> = [];
   for (let round = 0; round < 2; round++) {
     for (const words of queries) {
       const before = process.cpuUsage();
       const t = performance.now();
-      index.candidates(words, CANDIDATE_POOL);
+      const found = index.candidates(words, CANDIDATE_POOL, undefined, { helper });
       wall.push(performance.now() - t);
       const used = process.cpuUsage(before);
       cpu.push((used.user + used.system) / 1000);
+      if (round === 0) results.push(found);
     }
   }
-  console.log(`vote: wall p50 ${pct(wall, 50).toFixed(1)} ms, p95 ${pct(wall, 95).toFixed(1)} ms; CPU p50 ${pct(cpu, 50).toFixed(1)} ms, p95 ${pct(cpu, 95).toFixed(1)} ms`);
+  return { wall, cpu, results };
+}
+
+function report(name: string, { wall, cpu }: { wall: number[]; cpu: number[] }): void {
+  console.log(`${name}: wall p50 ${pct(wall, 50).toFixed(1)} ms, p95 ${pct(wall, 95).toFixed(1)} ms; CPU p50 ${pct(cpu, 50).toFixed(1)} ms, p95 ${pct(cpu, 95).toFixed(1)} ms`);
 }
 
 void main();

@@ -182,7 +182,7 @@ function evaluate(name: string, vocabulary: Vocabulary, collection: Collection, 
       const words = queryWords[qi];
       for (const w of new Set(words)) if ((df.get(w) ?? 0) <= share * n) postings += df.get(w) ?? 0;
       const t = performance.now();
-      const ranked = index.candidates(words, POOL, undefined, share);
+      const ranked = index.candidates(words, POOL, undefined, { stopWordShare: share });
       voteMs += performance.now() - t;
       const rank = ranked.findIndex((c) => c.imageKey === collection.queriedKeys.get(q.photoId));
       ranks.push(rank < 0 ? POOL : rank);

@@ -1,4 +1,4 @@
-import { mergeVoteStatistics, VoteStatistics } from '@loupe/fingerprint';
+import { mergeVoteStatistics, VoteHelper, VoteStatistics } from '@loupe/fingerprint';
 import type { JobQueue } from '@loupe/queue';
 import { COLLECTION_INDEX_SHARDS, CollectionRef } from '@loupe/storage';
 import { askEveryShardSet, fanOutGroup, parseShardSets, ShardOwners, ShardSet, shardSetName } from '../shard-sets';
@@ -71,7 +71,11 @@ function byDistance(a: HashCandidate, b: HashCandidate): number {
 
 /** A collection index held in this process: all of every collection, or the shards of one set (`MatchIndexCache`). */
 export class LocalCollectionIndex implements CollectionSearchIndex {
-  constructor(private readonly cache: MatchIndexCache) {}
+  constructor(
+    private readonly cache: MatchIndexCache,
+    /** Shares the reading of large votes with the calling thread (`VoteThread`); without it, votes run here alone. */
+    private readonly voteHelper: VoteHelper | null = null,
+  ) {}
 
   /** The idf counts of this process's part of the collection, one per word list (for `QueuedCollectionIndex`). */
   async voteStatistics(ref: CollectionRef, wordLists: Uint32Array[]): Promise<VoteStatistics[]> {
@@ -84,7 +88,7 @@ export class LocalCollectionIndex implements CollectionSearchIndex {
     const collection = await this.cache.get(ref);
     const votes = new Map<number, number>();
     request.wordLists.forEach((words, i) => {
-      for (const c of collection.index.candidates(words, CANDIDATE_POOL, statistics?.[i])) votes.set(c.imageKey, Math.max(votes.get(c.imageKey) ?? 0, c.votes));
+      for (const c of collection.index.candidates(words, CANDIDATE_POOL, statistics?.[i], { helper: this.voteHelper })) votes.set(c.imageKey, Math.max(votes.get(c.imageKey) ?? 0, c.votes));
     });
     const allowed = pathPredicate(request.filters);
     const candidates: Candidate[] = [];
