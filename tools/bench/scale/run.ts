@@ -24,7 +24,7 @@
  *     distractor's number when a search verifies one, so verification costs what it would.
  * Held-out photos (the remaining sixth) are never in the collection: their edits measure false positives.
  */
-import { deserializeFeatures, extractFeatures, searchVocabulary, seededRandom, serializeFeatures, verifyMatch, type Features } from '@loupe/fingerprint';
+import { deserializeFeatures, extractFeatures, searchVocabulary, seededRandom, serializeFeatures, verifyMatch, VoteThread, type Features } from '@loupe/fingerprint';
 import { cropImage, findContentBox, grayImageOf, normalizeImage } from '@loupe/imaging';
 import { createWorkerServices, IndexSnapshots, JobKind, LocalCollectionIndex, MatchIndexCache, MAX_VERIFIED, stagingKey, type IngestPayload, type IngestResult, type SearchPayload, type SearchResult, type WorkerServices } from '@loupe/jobs';
 import { loadConfig, openInfrastructure, type Infrastructure } from '@loupe/runtime';
@@ -208,6 +208,8 @@ interface SizeReport {
   voteAndVerifyMs: number[];
   /** Per query, the vote alone over the loaded index (every word list of the query), outside the search. */
   voteMs: number[];
+  /** The same votes shared with a VoteThread, as the search processors vote. */
+  sharedVoteMs: number[];
   loadFromDatabaseS: number;
   startFromSnapshotS: number;
   /** First search of a fresh processor set: snapshot load, verification threads' start, the search. */
@@ -257,6 +259,9 @@ async function measureLoads(b: Bench, warm: Buffer, queries: Query[], report: Si
     rssAfterMB: after.rss / 1e6,
   };
   const votes = new LocalCollectionIndex(replica);
+  const voteThread = new VoteThread();
+  await voteThread.warm();
+  const sharedVotes = new LocalCollectionIndex(replica, voteThread);
   const pkOfPath = new Map<string, number>();
   const queriedPaths = new Set(queries.map((q) => q.filepath));
   for (const [imagePk, filepath] of loaded.paths) if (queriedPaths.has(filepath)) pkOfPath.set(filepath, imagePk);
@@ -266,6 +271,9 @@ async function measureLoads(b: Bench, warm: Buffer, queries: Query[], report: Si
     started = performance.now();
     await votes.candidates(ref, { wordLists, filters: {} });
     report.voteMs.push(performance.now() - started);
+    started = performance.now();
+    await sharedVotes.candidates(ref, { wordLists, filters: {} });
+    report.sharedVoteMs.push(performance.now() - started);
     const imagePk = pkOfPath.get(q.filepath);
     if (imagePk === undefined) continue;
     const ranks = wordLists.map((words) => loaded.index.candidates(words, RANK_DEPTH).findIndex((c) => c.imageKey === imagePk));
@@ -273,6 +281,7 @@ async function measureLoads(b: Bench, warm: Buffer, queries: Query[], report: Si
     q.truth = { imagePk, voteRank: Number.isFinite(best) ? best + 1 : null };
   }
   replica = null;
+  await voteThread.close();
   gc();
   b.services = services(b, true);
   started = performance.now();
@@ -365,7 +374,7 @@ async function addGenerated(b: Bench, from: number, to: number, vocabulary: stri
 }
 
 const p50p95 = (xs: number[]) => `${Math.round(pct(xs, 50))} / ${Math.round(pct(xs, 95))} ms`;
-const stages = (r: SizeReport) => `CPU ${p50p95(r.searchCpuMs)}; decode ${p50p95(r.decodeMs)}; vote + verification ${p50p95(r.voteAndVerifyMs)}; vote alone ${p50p95(r.voteMs)}`;
+const stages = (r: SizeReport) => `CPU ${p50p95(r.searchCpuMs)}; decode ${p50p95(r.decodeMs)}; vote + verification ${p50p95(r.voteAndVerifyMs)}; vote alone ${p50p95(r.voteMs)}, shared with a thread ${p50p95(r.sharedVoteMs)}`;
 
 function render(reports: SizeReport[], ctx: { photos: number; queried: number; pool: number; heldOut: number; wallMinutes: number; command: string }): string {
   const L: string[] = ['## Million-image collections', ''];
@@ -380,9 +389,9 @@ function render(reports: SizeReport[], ctx: { photos: number; queried: number; p
   }
   L.push('');
   L.push('Where a search\'s time goes, p50 / p95 over the same searches (the rest of a search is the query\'s ORB extraction, staging and the processor\'s own work):', '');
-  L.push('| images | search | search, CPU time of the process | query decode + normalisation | vote + verification | vote alone (outside the search) |');
-  L.push('|---|---|---|---|---|---|');
-  for (const r of reports) L.push(`| ${r.size.toLocaleString('en')} | ${p50p95(r.searchMs)} | ${p50p95(r.searchCpuMs)} | ${p50p95(r.decodeMs)} | ${p50p95(r.voteAndVerifyMs)} | ${p50p95(r.voteMs)} |`);
+  L.push('| images | search | search, CPU time of the process | query decode + normalisation | vote + verification | vote alone (outside the search), calling thread only | the same, shared with a VoteThread (as searches vote) |');
+  L.push('|---|---|---|---|---|---|---|');
+  for (const r of reports) L.push(`| ${r.size.toLocaleString('en')} | ${p50p95(r.searchMs)} | ${p50p95(r.searchCpuMs)} | ${p50p95(r.decodeMs)} | ${p50p95(r.voteAndVerifyMs)} | ${p50p95(r.voteMs)} | ${p50p95(r.sharedVoteMs)} |`);
   L.push('');
   L.push(`Recall queries missed at each size: the edit, the true image's rank by votes (the search verifies the first ${MAX_VERIFIED}), its score when verified alone against the query, and what was answered first instead:`, '');
   for (const r of reports) L.push(`- ${r.size.toLocaleString('en')}: ${r.misses.map(describeMiss).join('; ') || 'none'}`);
@@ -463,7 +472,7 @@ async function main(): Promise<void> {
       if (Math.floor(real / 500) !== Math.floor((real - items.length) / 500)) log(`  ingested ${real} (${(real / (ingestMs / 1000)).toFixed(1)} images/s)`);
     }
     const report: SizeReport = {
-      size, real, hits: 0, queries: 0, strictHits: 0, strictQueries: 0, fpr: { queries: 0, positives: 0 }, wrongFirst: 0, misses: [], searchMs: [], searchCpuMs: [], decodeMs: [], voteAndVerifyMs: [], voteMs: [],
+      size, real, hits: 0, queries: 0, strictHits: 0, strictQueries: 0, fpr: { queries: 0, positives: 0 }, wrongFirst: 0, misses: [], searchMs: [], searchCpuMs: [], decodeMs: [], voteAndVerifyMs: [], voteMs: [], sharedVoteMs: [],
       loadFromDatabaseS: 0, startFromSnapshotS: 0, firstSearchS: 0, snapshotBytes: 0, memory: { typedAndHeapPerImage: 0, indexArraysPerImage: 0, rssPerImage: 0, rssAfterMB: 0 }, storage: { bytesPerImage: 0, realBytesPerImage: 0, tables: '' },
     };
     if (real > ingestStarted.real) report.ingestRate = (real - ingestStarted.real) / ((ingestMs - ingestStarted.ms) / 1000);
