@@ -32,6 +32,7 @@ export abstract class SharedOperations {
     return this.collection.count(ctx);
   }
 
+  /** Reads no parameter of its own, but the common ones still (`?timeout=x` is refused, `format` applies). */
   @Operation('ping')
   ping(@OperationInput() _request: OperationRequest<Shared['ping']>): Promise<OperationOutcome> {
     return this.collection.ping();
