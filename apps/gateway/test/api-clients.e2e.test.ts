@@ -6,6 +6,7 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signedQuery, Signing } from './api-signing';
+import { apiBody } from './bodies';
 import { MODES, startTestSystem, TestSystem } from './harness';
 import { sceneJpeg } from './images';
 import { mailBoundary, multipartBody, pieces, rawRequest } from './raw-http';
@@ -62,7 +63,7 @@ for (const mode of MODES) {
 
     const remaining = async (s: Signing) => {
       const res = await fetch(`${sys.url}/api/rest/remaining_searches/?${signedQuery('GET', 'remaining_searches', {}, s, `${sys.url}/api/rest/`)}`);
-      return (await res.json()).results;
+      return (await apiBody(res, 'remaining_searches')).results;
     };
 
     beforeAll(async () => {
@@ -162,8 +163,8 @@ for (const mode of MODES) {
       it('answers image_count and remaining_searches, and charges a search like a signed one', async () => {
         const count = await fetch(`${sys.url}/rest/image_count/`, { headers: { 'x-api-key': HEADER.privateKey, ...overHttps } });
         expect(count.status).toBe(200);
-        expect(await count.json()).toMatchObject({ code: 200, results: 3 });
-        const before = await (await fetch(`${sys.url}/rest/remaining_searches/`, { headers: { 'x-api-key': HEADER.privateKey, ...overHttps } })).json();
+        expect(await apiBody(count, 'image_count')).toMatchObject({ code: 200, results: 3 });
+        const before = await apiBody(await fetch(`${sys.url}/rest/remaining_searches/`, { headers: { 'x-api-key': HEADER.privateKey, ...overHttps } }), 'remaining_searches');
         expect(before.results).toMatchObject({ remaining_searches: 100, total_remaining_searches: 100, bundles: [{ remaining_searches: 100 }] });
         // urllib3's request_encode_body: a hex boundary, image_upload named image.jpg, the options as form fields.
         const boundary = randomBytes(16).toString('hex');
@@ -177,10 +178,10 @@ for (const mode of MODES) {
       it('refuses the header over plain HTTP (no TLS, no trusted X-Forwarded-Proto), and an unknown key', async () => {
         const plain = await fetch(`${sys.url}/rest/image_count/`, { headers: { 'x-api-key': HEADER.privateKey } });
         expect(plain.status).toBe(403);
-        expect((await plain.json()).messages).toEqual(['HTTPS_REQUIRED', expect.stringMatching(/only over HTTPS/)]);
+        expect((await apiBody(plain)).messages).toEqual(['HTTPS_REQUIRED', expect.stringMatching(/only over HTTPS/)]);
         const unknown = await fetch(`${sys.url}/rest/image_count/`, { headers: { 'x-api-key': 'not-a-key', ...overHttps } });
         expect(unknown.status).toBe(401);
-        expect((await unknown.json()).messages[0]).toBe('INVALID_API_KEY');
+        expect((await apiBody(unknown)).messages[0]).toBe('INVALID_API_KEY');
         // The public key is not the secret: it is refused as a header key.
         const publicOnly = await fetch(`${sys.url}/rest/image_count/`, { headers: { 'x-api-key': HEADER.publicKey, ...overHttps } });
         expect(publicOnly.status).toBe(401);
@@ -194,11 +195,11 @@ for (const mode of MODES) {
           fetch(`${sys.url}/rest/search/`, { method: 'POST', headers: { 'x-api-key': RATE.privateKey, 'content-type': `multipart/form-data; boundary=${boundary}`, ...overHttps }, body });
         const signedSearch = () => fetch(`${sys.url}/api/rest/search/?${signedQuery('GET', 'search', { image_url: `${imagesUrl}/missing.jpg` }, RATE, `${sys.url}/api/rest/`)}`);
         const codes: number[] = [];
-        for (let i = 0; i < 15; i++) codes.push((await (await headerSearch()).json()).code, (await (await signedSearch()).json()).code);
+        for (let i = 0; i < 15; i++) codes.push((await apiBody(await headerSearch())).code, (await apiBody(await signedSearch())).code);
         expect(codes.every((c) => c === 400)).toBe(true);
         const limited = await headerSearch();
         expect(limited.status).toBe(429);
-        expect((await limited.json()).messages[0]).toBe('SEARCH_RATE_EXCEEDED');
+        expect((await apiBody(limited)).messages[0]).toBe('SEARCH_RATE_EXCEEDED');
         expect((await remaining(RATE)).remaining_searches).toBe(100);
       });
     });

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { multipart, signedQuery } from './api-signing';
+import { apiBody, ApiBody, ApiSearchResults } from './bodies';
 import { MODES, startTestSystem, TestSystem } from './harness';
 import { sceneJpeg } from './images';
 import { freePort, killHard, startApp, waitFor, serversEnv } from './processes';
@@ -45,7 +46,7 @@ async function importScenes(sys: TestSystem): Promise<Indexed[]> {
   });
 }
 
-async function search(base: string, query: Buffer): Promise<{ status: number; body: { code: number; messages: string[]; results: { matches: Array<{ image_url: string }> } } }> {
+async function search(base: string, query: Buffer): Promise<{ status: number; body: ApiBody<ApiSearchResults> }> {
   const boundary = `----loupe${randomBytes(6).toString('hex')}`;
   const params = signedQuery('POST', 'search', { limit: '5' }, KEY, base, { boundary, filename: 'q.jpg' });
   const res = await fetch(`${base}search/?${params}`, {
@@ -53,7 +54,7 @@ async function search(base: string, query: Buffer): Promise<{ status: number; bo
     headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
     body: multipart(boundary, 'q.jpg', query),
   });
-  return { status: res.status, body: await res.json() };
+  return { status: res.status, body: await apiBody(res, 'search') };
 }
 
 const crop = (image: Buffer) => sharp(image).extract({ left: 100, top: 80, width: 440, height: 330 }).jpeg({ quality: 80 }).toBuffer();

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseManifest, PublicImportService, runImport } from '@loupe/jobs';
 import { MODES, startTestSystem, TestSystem } from './harness';
 import { multipart, signedQuery, Signing } from './api-signing';
+import { apiBody } from './bodies';
 import { flatJpeg, sceneJpeg } from './images';
 
 // The public Node client: its GET calls go through unchanged; its upload signing is used with our own transport,
@@ -28,10 +29,10 @@ for (const mode of MODES) {
     let imagesUrl: string;
     const originals: Buffer[] = [];
 
-    const get = async (operation: string, params: Record<string, string> = {}, s: Signing = MAIN, headers: Record<string, string> = {}) => {
+    const get = async <Op extends string>(operation: Op, params: Record<string, string> = {}, s: Signing = MAIN, headers: Record<string, string> = {}) => {
       const query = signedQuery('GET', operation, params, s, base);
       const res = await fetch(`${base}${operation}/?${query}`, { headers });
-      return { status: res.status, body: await res.json(), text: '' };
+      return { status: res.status, body: await apiBody(res, operation), text: '' };
     };
     const upload = async (data: Buffer, params: Record<string, string> = {}, s: Signing = MAIN, filename = 'query image.jpg') => {
       const boundary = `----loupe${randomBytes(6).toString('hex')}`;
@@ -41,7 +42,7 @@ for (const mode of MODES) {
         headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
         body: multipart(boundary, filename, data),
       });
-      return { status: res.status, body: await res.json() };
+      return { status: res.status, body: await apiBody(res, 'search') };
     };
 
     beforeAll(async () => {
@@ -107,7 +108,7 @@ for (const mode of MODES) {
       expect(results.total_backlinks).toBe(2);
       const domains = results.matches.map((m: { domain: string }) => m.domain).sort();
       expect(domains).toEqual(['mirror.example.org', 'site0.example.com']);
-      const site = results.matches.find((m: { domain: string }) => m.domain === 'site0.example.com');
+      const site = results.matches.find((m: { domain: string }) => m.domain === 'site0.example.com')!;
       expect(site).toMatchObject({ image_url: `${imagesUrl}/s0.jpg`, width: 640, height: 480, size: 640 * 480, format: 'JPEG', filesize: originals[0].length });
       expect(site.score).toBeGreaterThan(50);
       expect(site.backlinks).toEqual([{ url: `${imagesUrl}/s0.jpg`, backlink: 'https://www.site0.example.com/page', crawl_date: '2024-01-15' }]);
@@ -144,7 +145,7 @@ for (const mode of MODES) {
         headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
         body: multipart(boundary, 'My Photo!.jpg', await sharp(originals[4]).rotate(90).jpeg().toBuffer()),
       });
-      const body = await res.json();
+      const body = await apiBody(res, 'search');
       expect(body.code).toBe(200);
       expect(body.results.matches[0].image_url).toBe(`${imagesUrl}/s4.jpg`);
     });
@@ -155,7 +156,7 @@ for (const mode of MODES) {
       const res = await fetch(`${base}image_count/?${query}`, {
         headers: { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'images.example.net', 'x-forwarded-prefix': '/public' },
       });
-      expect((await res.json()).code).toBe(200);
+      expect((await apiBody(res)).code).toBe(200);
     });
 
     it('indents the JSON with pretty=true', async () => {
@@ -168,7 +169,7 @@ for (const mode of MODES) {
       it('a call without signature arguments, and an unknown operation', async () => {
         const res = await fetch(`${base}image_count/`);
         expect(res.status).toBe(400);
-        const body = await res.json();
+        const body = await apiBody(res);
         expect(body).toMatchObject({ code: 400, results: [] });
         expect(body.messages[0]).toBe('BAD_REQUEST');
         expect(body.messages[1]).toMatch(/api_key, api_sig, date, nonce/);
@@ -182,7 +183,7 @@ for (const mode of MODES) {
         query.set('limit', '2');
         const res = await fetch(`${base}search/?${query}`);
         expect(res.status).toBe(401);
-        expect((await res.json()).messages[0]).toBe('INVALID_SIGNATURE');
+        expect((await apiBody(res)).messages[0]).toBe('INVALID_SIGNATURE');
       });
 
       it('a date more than 15 minutes away, and accepts one within', async () => {
@@ -244,7 +245,7 @@ for (const mode of MODES) {
       res = res!;
       expect(res.status).toBe(429);
       expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
-      const body = await res.json();
+      const body = await apiBody(res);
       expect(body.messages[0]).toBe('SEARCH_RATE_EXCEEDED');
       expect(body.messages[1]).toMatch(/more than 30 searches per minute/);
       // Other calls and other keys are not limited; nothing was charged.
