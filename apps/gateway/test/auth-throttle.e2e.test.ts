@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signedQuery } from './api-signing';
+import { apiBody, envelopeBody } from './bodies';
 import { ACCOUNT, MODES, PASSWORD, startTestSystem, TestSystem, USER } from './harness';
 import { waitFor } from './processes';
 
@@ -36,7 +37,7 @@ for (const mode of MODES) {
       const retryAfter = Number(refused.headers.get('retry-after'));
       expect(retryAfter).toBeGreaterThanOrEqual(1);
       expect(retryAfter).toBeLessThanOrEqual(WINDOW_SECONDS);
-      const body = await refused.json();
+      const body = await envelopeBody(refused);
       expect(body.status).toBe('fail');
       expect(body.error).toEqual([`Too many failed sign-in attempts; try again in ${retryAfter} s.`]);
       // Any account, any user, from that address.
@@ -44,7 +45,7 @@ for (const mode of MODES) {
 
       const owner = await count('203.0.113.20', basic(USER, PASSWORD));
       expect(owner.status).toBe(200);
-      expect((await owner.json()).status).toBe('ok');
+      expect((await envelopeBody(owner)).status).toBe('ok');
 
       await waitFor('the window to end', async () => (await count('198.51.100.20', basic(USER, PASSWORD))).status === 200, (WINDOW_SECONDS + 20) * 1000, 500);
     });
@@ -63,15 +64,15 @@ for (const mode of MODES) {
         fetch(`${base}image_count/?${signedQuery('GET', 'image_count', {}, key, base)}`, { headers: { 'x-forwarded-for': from } });
       const unknown = await call('198.51.100.40', { publicKey: 'no-such-key', privateKey: 'x' });
       expect(unknown.status).toBe(401);
-      expect((await unknown.json()).messages[0]).toBe('INVALID_API_KEY');
+      expect((await apiBody(unknown)).messages[0]).toBe('INVALID_API_KEY');
       for (let i = 0; i < 2; i++) {
         const forged = await call('198.51.100.40', { publicKey: 'pub-t', privateKey: `guess-${i}` });
-        expect((await forged.json()).messages[0]).toBe('INVALID_SIGNATURE');
+        expect((await apiBody(forged)).messages[0]).toBe('INVALID_SIGNATURE');
       }
       const refused = await call('198.51.100.40', { publicKey: 'pub-t', privateKey: 'priv-t' });
       expect(refused.status).toBe(429);
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-      const body = await refused.json();
+      const body = await apiBody(refused);
       expect(body.code).toBe(429);
       expect(body.messages[0]).toBe('TOO_MANY_FAILED_ATTEMPTS');
 
@@ -85,11 +86,11 @@ for (const mode of MODES) {
       for (let i = 0; i < 3; i++) {
         const guess = await call('198.51.100.60', `guess-${i}`);
         expect(guess.status).toBe(401);
-        expect((await guess.json()).messages[0]).toBe('INVALID_API_KEY');
+        expect((await apiBody(guess)).messages[0]).toBe('INVALID_API_KEY');
       }
       const refused = await call('198.51.100.60', 'priv-t');
       expect(refused.status).toBe(429);
-      expect((await refused.json()).messages[0]).toBe('TOO_MANY_FAILED_ATTEMPTS');
+      expect((await apiBody(refused)).messages[0]).toBe('TOO_MANY_FAILED_ATTEMPTS');
       expect((await call('203.0.113.60', 'priv-t')).status).toBe(200);
     });
   });

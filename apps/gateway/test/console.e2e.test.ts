@@ -25,6 +25,20 @@ const missing = !existsSync(CHROMIUM);
 const MISSING_MESSAGE = `console end-to-end test needs Chromium at ${CHROMIUM} (apt-get install chromium; .ci/run installs it)`;
 if (missing && process.env.REQUIRE_REAL_SERVERS !== '1') console.warn(`\n*** ${MISSING_MESSAGE}: skipped ***\n`);
 
+/*
+ * The callbacks given to page.waitForFunction run in the page, not in Node. The gateway's programs are compiled
+ * without the DOM library (they are Node code), so the few page globals those callbacks read are declared here, for
+ * this file only.
+ */
+interface PageImage {
+  complete: boolean;
+  naturalWidth: number;
+}
+declare const document: {
+  querySelector(selector: string): PageImage | null;
+  querySelectorAll(selector: string): Iterable<PageImage>;
+};
+
 /** One step may wait for the first OpenCV start-up and a queued job. */
 const STEP_TIMEOUT = 180_000;
 
@@ -75,7 +89,7 @@ describe.skipIf(missing && process.env.REQUIRE_REAL_SERVERS !== '1')('web consol
     await page.setInputFiles('#add-input', originals.map((data, i) => jpeg(`poster-${i}.jpg`, data)));
     await page.waitForSelector('#collection-list li[data-filepath="poster-2.jpg"]', { timeout: 120_000 });
     expect(await page.textContent('#count')).toBe('3 images');
-    await page.waitForFunction(() => [...document.querySelectorAll<HTMLImageElement>('#collection-list img')].every((img) => img.complete && img.naturalWidth > 0));
+    await page.waitForFunction(() => [...document.querySelectorAll('#collection-list img')].every((img) => img.complete && img.naturalWidth > 0));
   }, STEP_TIMEOUT);
 
   it('finds a crop of a collection image and shows its score, rectangles and overlay', async () => {
@@ -87,7 +101,7 @@ describe.skipIf(missing && process.env.REQUIRE_REAL_SERVERS !== '1')('web consol
     expect(await page.textContent(`${card} .match-percent`)).toMatch(/%$/);
     expect(await page.locator(`${card} canvas[data-rects="1"]`).count()).toBe(2);
     await page.waitForFunction((selector) => {
-      const img = document.querySelector<HTMLImageElement>(`${selector} img.overlay`);
+      const img = document.querySelector(`${selector} img.overlay`);
       return !!img && img.complete && img.naturalWidth > 0;
     }, card);
   }, STEP_TIMEOUT);

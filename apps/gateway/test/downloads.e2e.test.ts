@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, ImageServer } from '../src/inputs/testing/image-server';
 import { signedQuery } from './api-signing';
+import { apiBody } from './bodies';
 import { AUTH, call, MODES, startTestSystem, TestSystem } from './harness';
 
 const BOB = `Basic ${Buffer.from('bob:builder').toString('base64')}`;
@@ -89,7 +90,7 @@ for (const mode of MODES) {
       const missing = `${server.base}/missing.png`;
       const refused = await fetch(`${base}search/?${signedQuery('GET', 'search', { image_url: missing }, API, base)}`);
       expect(refused.status).toBe(400);
-      expect((await refused.json()).messages).toEqual(['BAD_REQUEST', `${missing}: Download failed (connection error).`]);
+      expect((await apiBody(refused)).messages).toEqual(['BAD_REQUEST', `${missing}: Download failed (connection error).`]);
 
       const client = new AbortController();
       const query = signedQuery('GET', 'search', { image_url: `${server.base}/trickle?tag=api` }, API, base);

@@ -1,6 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, MODES, startTestSystem, TestSystem } from './harness';
 
+/** A @nestjs/terminus health answer: every checked dependency, under `info` when up and under `error` when down. */
+interface HealthBody {
+  status: 'ok' | 'error' | 'shutting_down';
+  info: Record<string, { status: 'up' | 'down' }>;
+  error: Record<string, { status: 'up' | 'down' }>;
+}
+
+const healthBody = async (res: Response) => (await res.json()) as HealthBody;
+
 for (const mode of MODES) {
   describe.skipIf(!mode.enabled)(`operations endpoints (${mode.name})`, () => {
     let sys: TestSystem;
@@ -14,10 +23,10 @@ for (const mode of MODES) {
     it('answers liveness, and readiness with every dependency checked', async () => {
       const live = await fetch(`${sys.url}/health/live`);
       expect(live.status).toBe(200);
-      expect((await live.json()).status).toBe('ok');
+      expect((await healthBody(live)).status).toBe('ok');
       const ready = await fetch(`${sys.url}/health/ready`);
       expect(ready.status).toBe(200);
-      const body = await ready.json();
+      const body = await healthBody(ready);
       const expected = mode.name === 'real' ? ['blobs', 'database', 'redis'] : ['blobs', 'database'];
       expect(Object.keys(body.info).sort()).toEqual(expected);
       for (const name of expected) expect(body.info[name].status).toBe('up');
@@ -29,7 +38,7 @@ for (const mode of MODES) {
         await other.gateway.infra.db.close();
         const ready = await fetch(`${other.url}/health/ready`);
         expect(ready.status).toBe(503);
-        expect((await ready.json()).error.database.status).toBe('down');
+        expect((await healthBody(ready)).error.database.status).toBe('down');
       } finally {
         await other.destroy();
       }
@@ -61,7 +70,7 @@ for (const mode of MODES) {
       const page = await fetch(`${sys.url}/admin/queues`, { headers: { authorization: admin } });
       expect(page.status).toBe(200);
       const api = await fetch(`${sys.url}/admin/queues/api/queues`, { headers: { authorization: admin } });
-      const names = ((await api.json()).queues as Array<{ name: string; description?: string }>).map((q) => q.name);
+      const names = ((await api.json()) as { queues: Array<{ name: string; description?: string }> }).queues.map((q) => q.name);
       expect(names).toEqual(expect.arrayContaining(['ingest', 'search', 'compare', 'delete']));
     });
   });

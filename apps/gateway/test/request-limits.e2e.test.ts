@@ -1,5 +1,6 @@
 import { connect, Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { envelopeBody } from './bodies';
 import { AUTH, call, formWith, MODES, startTestSystem, TestSystem } from './harness';
 import { flatJpeg } from './images';
 
@@ -67,7 +68,7 @@ for (const mode of MODES) {
       const listed = await call(sys, 'mobile', 'delete', { query: { 'filepaths[0]': 'x.jpg', 'filepaths[1]': 'y.jpg' } });
       expect(listed.json.error).toEqual(['x.jpg: This file does not exist in the image collection.', 'y.jpg: This file does not exist in the image collection.']);
       const appended = await fetch(`${sys.url}/mobile/acme/rest/delete/?filepaths[]=x.jpg&filepaths[]=y.jpg`, { headers: { authorization: AUTH } });
-      expect((await appended.json()).error).toHaveLength(2);
+      expect((await envelopeBody(appended)).error).toHaveLength(2);
     });
 
     it('reports the real number of files when more than the reader takes are uploaded', async () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { envelopeBody } from '../bodies';
 import { MODES, startTestSystem } from '../harness';
 import { killHard, serversEnv, startApp, waitFor } from '../processes';
 import { AddLoad, contradictedFailures, auditStore, FAULT_ACCOUNTS, FAULT_ACCOUNTS_ENV, IngestJobs, RecoveryWatch, sleep, unclearCalls } from './fault-kit';
@@ -95,7 +96,7 @@ describe.skipIf(!real.enabled)('faults: worker processes killed with SIGKILL in 
       // count agrees with the rows of each account: nothing half-added is counted or hidden.
       for (const { account } of FAULT_ACCOUNTS) {
         const rows = [...audit.present].filter((p) => p.startsWith(`${account}/`)).length;
-        const count = await fetch(`${sys.url}/mobile/${account}/rest/count/`, { headers: { authorization: load.authOf(account) } }).then((r) => r.json());
+        const count = await fetch(`${sys.url}/mobile/${account}/rest/count/`, { headers: { authorization: load.authOf(account) } }).then(envelopeBody);
         expect(count.result, `${account} count`).toEqual([rows]);
       }
     } finally {
