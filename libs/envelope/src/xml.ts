@@ -10,7 +10,6 @@ const XML_DECLARATION = '<?xml version="1.0" encoding="utf-8"?>';
  * Characters XML 1.0 cannot carry, not even as character references: C0 controls other than tab, line feed and
  * carriage return, U+FFFE, U+FFFF, and halves of a surrogate pair standing alone.
  */
-// eslint-disable-next-line no-control-regex
 const NOT_IN_XML = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
 
 /**
