@@ -150,8 +150,7 @@ export class PostingLists {
     }
     const all: VoteLists = { data, offsets, counts, idfs, tfQueries };
     if (helper && postings >= helper.minPostings) {
-      // Every chunk is shared memory (`sharedBytes`); the check keeps a vote whole should one ever not be.
-      const [mine, theirs] = splitByPostings(all, (j) => data[j].buffer instanceof SharedArrayBuffer);
+      const [mine, theirs] = splitByPostings(all);
       if (theirs.counts.length > 0 && helper.start(theirs, votes.length)) {
         voteLists(mine, votes);
         helper.finish(votes, () => voteLists(theirs, votes));
@@ -391,7 +390,7 @@ export interface VoteLists {
 export interface VoteHelper {
   /** Fewest postings a vote must read for the helper to be asked: below it, the message costs more than it saves. */
   readonly minPostings: number;
-  /** Hands `lists` to the helper's thread; false when it cannot take them (not started yet, or failed). */
+  /** Hands `lists` to the helper's thread; false when it cannot take them (not started yet, failed, or lists it cannot share). */
   start(lists: VoteLists, slots: number): boolean;
   /** Waits for the helper's votes and adds them to `votes`; when the helper fails, `fallback` reads its lists here. */
   finish(votes: Float64Array, fallback: () => void): void;
@@ -455,18 +454,17 @@ export function voteLists({ data: chunks, offsets, counts, idfs, tfQueries }: Vo
 }
 
 /**
- * Two parts of `lists` with about as many postings each (the longest first, each to the lighter part), the second
- * only of lists that `shareable` allows: what each thread of a shared vote reads. A vote's sum does not depend on which
- * thread adds which list.
+ * Two halves of `lists` with about as many postings each (the longest first, each to the lighter half): what each
+ * thread of a shared vote reads. A vote's sum does not depend on which thread adds which list.
  */
-export function splitByPostings(lists: VoteLists, shareable: (list: number) => boolean): [VoteLists, VoteLists] {
+export function splitByPostings(lists: VoteLists): [VoteLists, VoteLists] {
   const order = Array.from(lists.counts.keys()).sort((a, b) => lists.counts[b] - lists.counts[a]);
   const halves: number[][] = [[], []];
   const sums = [0, 0];
   for (const j of order) {
-    const part = sums[0] <= sums[1] || !shareable(j) ? 0 : 1;
-    halves[part].push(j);
-    sums[part] += lists.counts[j];
+    const lighter = sums[0] <= sums[1] ? 0 : 1;
+    halves[lighter].push(j);
+    sums[lighter] += lists.counts[j];
   }
   const pick = (chosen: number[]): VoteLists => ({
     data: chosen.map((j) => lists.data[j]),

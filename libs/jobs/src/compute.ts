@@ -28,7 +28,7 @@ export function computeThreads(size: number = defaultComputeThreads()): Compute 
   if (size === 0) return IN_THIS_THREAD;
   let pool: ThreadPool | null = null;
   const started = () => (pool ??= new ThreadPool(size));
-  // Starts its thread with the first vote that is large enough to share (a collection of a few hundred thousand images).
+  // Starts its thread with the first vote large enough to share (400,000 postings: a collection of about 25,000 images).
   const voteThread = new VoteThread();
   return {
     run: (task, input) => started().run(task, input),

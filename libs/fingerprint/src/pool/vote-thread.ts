@@ -73,7 +73,8 @@ export class VoteThread implements VoteHelper {
       }
       return id;
     });
-    if (chunks.some((bytes) => !(bytes.buffer instanceof SharedArrayBuffer))) throw new Error('A vote thread reads shared memory only.');
+    // Every posting chunk is allocated shared (PostingLists); should one ever not be, the caller reads the whole vote.
+    if (chunks.some((bytes) => !(bytes.buffer instanceof SharedArrayBuffer))) return false;
     if (this.output.byteLength < slots * 8) this.output = new SharedArrayBuffer(Math.ceil(slots * 1.25) * 8);
     this.slots = slots;
     Atomics.store(this.control, 0, VOTE_PENDING);
@@ -125,12 +126,12 @@ export class VoteThread implements VoteHelper {
         if (this.worker === worker) this.ready = true;
         resolve();
       });
-      worker.once('exit', () => resolve());
+      worker.once('exit', () => {
+        if (this.worker === worker) this.discard();
+        resolve();
+      });
     });
     worker.on('error', () => undefined);
-    worker.on('exit', () => {
-      if (this.worker === worker) this.discard();
-    });
     this.worker = worker;
   }
 
