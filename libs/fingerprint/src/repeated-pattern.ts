@@ -1,5 +1,5 @@
 import type { Homography } from './geometry';
-import { hamming } from './hamming';
+import { descriptorWords, hammingWithin } from './hamming';
 import { leastSquares, pairPoints } from './similarity-ransac';
 import type { Features } from './types';
 
@@ -45,7 +45,7 @@ type Model = [number, number, number, number];
  * pairs within `tolerance` (px). The pivot with most inliers wins; null when none keeps 3.
  */
 export function repeatedPatternFit(query: Features, target: Features, pivots: ReadonlyArray<[number, number]>, tolerance: number): RepeatedFit | null {
-  const grid = new TargetGrid(target);
+  const grid = new TargetGrid(query, target);
   const supported = pivots
     .slice(0, PIVOTS)
     .map(([q0, t0]) => {
@@ -100,7 +100,7 @@ function ringSupport(query: Features, target: Features, grid: TargetGrid, model:
     const dx = query.xy[2 * q] - qx0;
     const dy = query.xy[2 * q + 1] - qy0;
     if (dx * dx + dy * dy > ring * ring) continue;
-    if (guidedMatch(query, target, grid, model, q, Math.max(tolerance, RING_RADIUS_SHARE * Math.sqrt(dx * dx + dy * dy))) >= 0) support++;
+    if (guidedMatch(query, grid, model, q, Math.max(tolerance, RING_RADIUS_SHARE * Math.sqrt(dx * dx + dy * dy))) >= 0) support++;
   }
   return support;
 }
@@ -113,10 +113,12 @@ function growFrom(query: Features, target: Features, grid: TargetGrid, q0: numbe
   for (const ring of RINGS) {
     const found: Array<[number, number]> = [];
     for (let q = 0; q < query.count; q++) {
-      const dist = Math.hypot(query.xy[2 * q] - qx0, query.xy[2 * q + 1] - qy0);
+      const ex = query.xy[2 * q] - qx0;
+      const ey = query.xy[2 * q + 1] - qy0;
+      const dist = Math.sqrt(ex * ex + ey * ey);
       if (dist > ring) continue;
       const radius = Math.max(tolerance, RING_RADIUS_SHARE * Math.min(dist, ring === Infinity ? dist : ring) * (pairs.length < 3 ? 1 : 0.5));
-      const t = guidedMatch(query, target, grid, model, q, radius);
+      const t = guidedMatch(query, grid, model, q, radius);
       if (t >= 0) found.push([q, t]);
     }
     const next = oneToOne(found, query, target, model);
@@ -129,7 +131,7 @@ function growFrom(query: Features, target: Features, grid: TargetGrid, q0: numbe
   // Final pass: every query keypoint at the tolerance of the fitted similarity.
   const final: Array<[number, number]> = [];
   for (let q = 0; q < query.count; q++) {
-    const t = guidedMatch(query, target, grid, model, q, tolerance);
+    const t = guidedMatch(query, grid, model, q, tolerance);
     if (t >= 0) final.push([q, t]);
   }
   let inliers = oneToOne(final, query, target, model);
@@ -147,21 +149,11 @@ function growFrom(query: Features, target: Features, grid: TargetGrid, q0: numbe
  * GUIDED_MAX_DISTANCE bits; -1 when none. Position decides, not descriptor distance: a motif's copies have about equal
  * descriptors, and the one where the fit points is the right one.
  */
-function guidedMatch(query: Features, target: Features, grid: TargetGrid, [a, b, tx, ty]: Model, q: number, radius: number): number {
+function guidedMatch(query: Features, grid: TargetGrid, [a, b, tx, ty]: Model, q: number, radius: number): number {
   const n2 = a * a + b * b;
   const dx = query.xy[2 * q] - tx;
   const dy = query.xy[2 * q + 1] - ty;
-  const x = (a * dx + b * dy) / n2;
-  const y = (-b * dx + a * dy) / n2;
-  let bestT = -1;
-  let bestGap = Infinity;
-  grid.around(x, y, radius / Math.sqrt(n2), (t, gap2) => {
-    if (gap2 >= bestGap) return;
-    if (hamming(query.descriptors, q, target.descriptors, t) > GUIDED_MAX_DISTANCE) return;
-    bestGap = gap2;
-    bestT = t;
-  });
-  return bestT;
+  return grid.nearestMatch((a * dx + b * dy) / n2, (-b * dx + a * dy) / n2, radius / Math.sqrt(n2), q);
 }
 
 function residual2(query: Features, target: Features, [a, b, tx, ty]: Model, q: number, t: number): number {
@@ -190,14 +182,18 @@ function fitPairs(query: Features, target: Features, pairs: Array<[number, numbe
   return leastSquares(from, to, pairs.map((_, k) => k));
 }
 
-/** Target keypoints bucketed by position, for the keypoints around a point. */
+/** Target keypoints bucketed by position, for the keypoints around a point; both descriptor sets as words. */
 class TargetGrid {
   private readonly cols: number;
   private readonly rows: number;
   private readonly start: Int32Array;
   private readonly items: Int32Array;
+  readonly queryWords: Uint32Array;
+  readonly targetWords: Uint32Array;
 
-  constructor(private readonly target: Features) {
+  constructor(query: Features, private readonly target: Features) {
+    this.queryWords = descriptorWords(query.descriptors);
+    this.targetWords = descriptorWords(target.descriptors);
     this.cols = Math.max(1, Math.ceil(target.width / GRID));
     this.rows = Math.max(1, Math.ceil(target.height / GRID));
     const cellOf = (t: number) => this.cell(target.xy[2 * t], target.xy[2 * t + 1]);
@@ -215,10 +211,15 @@ class TargetGrid {
     return cy * this.cols + cx;
   }
 
-  /** Calls `visit` for every target keypoint within `radius` of (x, y), with its squared distance. */
-  around(x: number, y: number, radius: number, visit: (t: number, distance2: number) => void): void {
-    if (x < -radius || y < -radius || x > this.target.width + radius || y > this.target.height + radius) return;
-    const r2 = radius * radius;
+  /**
+   * The target keypoint nearest (x, y) within `radius` whose descriptor is within GUIDED_MAX_DISTANCE bits of query
+   * keypoint q's; -1 when none. The first found of equally near ones, in cell order.
+   */
+  nearestMatch(x: number, y: number, radius: number, q: number): number {
+    if (x < -radius || y < -radius || x > this.target.width + radius || y > this.target.height + radius) return -1;
+    const xy = this.target.xy;
+    let bestT = -1;
+    let bestGap = radius * radius;
     const x0 = Math.max(0, Math.floor((x - radius) / GRID));
     const x1 = Math.min(this.cols - 1, Math.floor((x + radius) / GRID));
     const y0 = Math.max(0, Math.floor((y - radius) / GRID));
@@ -228,12 +229,17 @@ class TargetGrid {
         const c = cy * this.cols + cx;
         for (let k = this.start[c]; k < this.start[c + 1]; k++) {
           const t = this.items[k];
-          const ex = this.target.xy[2 * t] - x;
-          const ey = this.target.xy[2 * t + 1] - y;
-          const d2 = ex * ex + ey * ey;
-          if (d2 <= r2) visit(t, d2);
+          const ex = xy[2 * t] - x;
+          const ey = xy[2 * t + 1] - y;
+          const gap = ex * ex + ey * ey;
+          // Within the radius (the first one found may sit on it) and nearer than the best so far.
+          if (bestT < 0 ? gap > bestGap : gap >= bestGap) continue;
+          if (!hammingWithin(this.queryWords, q, this.targetWords, t, GUIDED_MAX_DISTANCE)) continue;
+          bestGap = gap;
+          bestT = t;
         }
       }
     }
+    return bestT;
   }
 }
