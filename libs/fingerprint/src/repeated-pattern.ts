@@ -218,8 +218,9 @@ class TargetGrid {
   nearestMatch(x: number, y: number, radius: number, q: number): number {
     if (x < -radius || y < -radius || x > this.target.width + radius || y > this.target.height + radius) return -1;
     const xy = this.target.xy;
+    const r2 = radius * radius;
     let bestT = -1;
-    let bestGap = radius * radius;
+    let bestGap = Infinity;
     const x0 = Math.max(0, Math.floor((x - radius) / GRID));
     const x1 = Math.min(this.cols - 1, Math.floor((x + radius) / GRID));
     const y0 = Math.max(0, Math.floor((y - radius) / GRID));
@@ -232,8 +233,7 @@ class TargetGrid {
           const ex = xy[2 * t] - x;
           const ey = xy[2 * t + 1] - y;
           const gap = ex * ex + ey * ey;
-          // Within the radius (the first one found may sit on it) and nearer than the best so far.
-          if (bestT < 0 ? gap > bestGap : gap >= bestGap) continue;
+          if (gap > r2 || gap >= bestGap) continue;
           if (!hammingWithin(this.queryWords, q, this.targetWords, t, GUIDED_MAX_DISTANCE)) continue;
           bestGap = gap;
           bestT = t;
