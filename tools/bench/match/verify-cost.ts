@@ -11,6 +11,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { extractFeatures, verifyMatch, weakFitOptions, type Features, type VerifyOptions } from '@loupe/fingerprint';
 import { grayImageOf, normalizeImage } from '@loupe/imaging';
+import { pct } from '../report';
 import { loadDataset, type Photo } from './dataset';
 
 const PASSES = 3;
@@ -47,14 +48,9 @@ function sum(values: number[]): number {
   return values.reduce((a, b) => a + b, 0);
 }
 
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
-
 function report(name: string, { times, digest, fits }: { times: number[]; digest: string; fits: number }): void {
   console.log(
-    `${name}: ${times.length} pairs, total ${sum(times).toFixed(0)} ms, p50 ${percentile(times, 50).toFixed(2)} / p95 ${percentile(times, 95).toFixed(2)} / max ${Math.max(...times).toFixed(1)} ms; ${fits} fits, outcomes ${digest}`,
+    `${name}: ${times.length} pairs, total ${sum(times).toFixed(0)} ms, p50 ${pct(times, 50).toFixed(2)} / p95 ${pct(times, 95).toFixed(2)} / max ${Math.max(...times).toFixed(1)} ms; ${fits} fits, outcomes ${digest}`,
   );
 }
 
