@@ -3,17 +3,16 @@ import type { Features } from './types';
 import { nearestTwoInCells, NO_DISTANCE } from './wasm/hamming-kernel';
 
 /**
- * Target descriptors grouped by cell (a counting sort): `order` lists keypoint indices cell by cell, `sorted` holds their
- * descriptors in that order, `ranges` the [start, end) of each dense cell and `denseCell` maps a cell to its dense index.
+ * Target keypoints grouped by cell (a counting sort): `order` lists keypoint indices cell by cell, `ranges` the
+ * [start, end) of each dense cell in that order and `denseCell` maps a cell to its dense index.
  */
 interface CellGroups {
   order: Int32Array;
-  sorted: Uint8Array;
   ranges: Int32Array;
   denseCell: Int32Array;
 }
 
-function groupByCell(descriptors: Uint8Array, cells: Int32Array): CellGroups {
+function groupByCell(cells: Int32Array): CellGroups {
   let maxCell = 0;
   for (const cell of cells) maxCell = Math.max(maxCell, cell);
   const counts = new Int32Array(maxCell + 1);
@@ -30,14 +29,8 @@ function groupByCell(descriptors: Uint8Array, cells: Int32Array): CellGroups {
     at += counts[cell];
   }
   const order = new Int32Array(cells.length);
-  const sorted = new Uint8Array(cells.length * DESCRIPTOR_BYTES);
-  for (let j = 0; j < cells.length; j++) {
-    const k = start[cells[j]]++;
-    order[k] = j;
-    // A byte loop: a subarray per row (a new typed array object each) cost more than the copy itself.
-    for (let b = 0, from = j * DESCRIPTOR_BYTES, to = k * DESCRIPTOR_BYTES; b < DESCRIPTOR_BYTES; b++) sorted[to + b] = descriptors[from + b];
-  }
-  return { order, sorted, ranges: Int32Array.from(ranges), denseCell };
+  for (let j = 0; j < cells.length; j++) order[start[cells[j]]++] = j;
+  return { order, ranges: Int32Array.from(ranges), denseCell };
 }
 
 export interface CellMatchOptions {
@@ -55,10 +48,10 @@ export interface CellMatchOptions {
  * descriptors of its own cell (`queryCells[i]` against `targetCells`), not with all of them.
  */
 export function cellRatioMatches(query: Features, queryCells: Int32Array, target: Features, targetCells: Int32Array, opts: CellMatchOptions): Array<[number, number]> {
-  const groups = groupByCell(target.descriptors, targetCells.subarray(0, target.count));
+  const groups = groupByCell(targetCells.subarray(0, target.count));
   const cells = new Int32Array(query.count);
   for (let i = 0; i < query.count; i++) cells[i] = queryCells[i] < groups.denseCell.length ? groups.denseCell[queryCells[i]] : -1;
-  const nearest = nearestTwoInCells(query.descriptors, cells, groups.sorted, groups.ranges);
+  const nearest = nearestTwoInCells(query.descriptors, cells, target.descriptors.subarray(0, target.count * DESCRIPTOR_BYTES), groups.ranges, groups.order);
   const pairs: Array<[number, number]> = [];
   for (let i = 0; i < query.count; i++) {
     const position = nearest.position[i];

@@ -38,6 +38,22 @@ describe('Hamming kernel (WebAssembly)', () => {
     }
   });
 
+  it('reads the targets through an order of their rows as it reads them copied in that order', () => {
+    const rnd = seededRandom(13);
+    const rows = 200;
+    const targets = Uint8Array.from({ length: rows * DESCRIPTOR_BYTES }, () => Math.floor(rnd() * 256));
+    const order = Int32Array.from({ length: rows }, (_, k) => (k * 37 + 11) % rows);
+    const inOrder = new Uint8Array(targets.length);
+    order.forEach((row, k) => inOrder.set(targets.subarray(row * DESCRIPTOR_BYTES, (row + 1) * DESCRIPTOR_BYTES), k * DESCRIPTOR_BYTES));
+    const ranges = Int32Array.of(0, 70, 70, 71, 71, 200);
+    const query = Uint8Array.from({ length: 150 * DESCRIPTOR_BYTES }, () => Math.floor(rnd() * 256));
+    const cells = Int32Array.from({ length: 150 }, (_, i) => (i % 5 === 0 ? -1 : i % 3));
+    const viaOrder = nearestTwoInCells(query, cells, targets, ranges, order);
+    const copied = nearestTwoInCells(query, cells, inOrder, ranges);
+    expect(viaOrder).toEqual(copied);
+    expect(Array.from(viaOrder.position).some((p) => p > 0)).toBe(true);
+  });
+
   it('grows its memory for large inputs and gives the distance of identical descriptors as 0', () => {
     const rnd = seededRandom(12);
     const count = 5000;
