@@ -54,9 +54,9 @@ export default tseslint.config(
     },
   },
   {
-    // This test compiles hamming-kernel.wat with the generator (tools/wasm, not an Nx project) and compares the bytes
-    // with the committed hamming-kernel.wasm.ts: the one import of a tool by a project, and a deliberate one.
-    files: ['libs/fingerprint/src/wasm/hamming-kernel.test.ts'],
+    // This test compiles the kernels' .wat with the generator (tools/wasm, not an Nx project) and compares the bytes
+    // with the committed .wasm.ts: the one import of a tool by a project, and a deliberate one.
+    files: ['libs/fingerprint/src/wasm/built-from-source.test.ts'],
     rules: { '@nx/enforce-module-boundaries': 'off' },
   },
   {

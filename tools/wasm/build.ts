@@ -6,7 +6,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
-export const KERNELS = [path.join(__dirname, '../../libs/fingerprint/src/wasm/hamming-kernel.wat')];
+export const KERNELS = ['hamming-kernel.wat', 'vote-kernel.wat'].map((name) => path.join(__dirname, '../../libs/fingerprint/src/wasm', name));
 
 export async function compileKernel(watFile: string): Promise<Uint8Array> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports

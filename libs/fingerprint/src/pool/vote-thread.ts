@@ -10,6 +10,7 @@ export interface VoteJob {
   chunkLengths: number[];
   chunkOfList: number[];
   offsets: Int32Array;
+  lengths: Int32Array;
   counts: Int32Array;
   idfs: Float64Array;
   tfQueries: Int32Array;
@@ -82,7 +83,7 @@ export class VoteThread implements VoteHelper {
       chunks: chunks.map((bytes) => bytes.buffer as SharedArrayBuffer),
       chunkStarts: chunks.map((bytes) => bytes.byteOffset),
       chunkLengths: chunks.map((bytes) => bytes.length),
-      chunkOfList, offsets: lists.offsets, counts: lists.counts, idfs: lists.idfs, tfQueries: lists.tfQueries, output: this.output, slots };
+      chunkOfList, offsets: lists.offsets, lengths: lists.lengths, counts: lists.counts, idfs: lists.idfs, tfQueries: lists.tfQueries, output: this.output, slots };
     this.worker!.postMessage(job);
     return true;
   }

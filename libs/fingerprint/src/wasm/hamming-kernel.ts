@@ -1,16 +1,9 @@
 import { DESCRIPTOR_BYTES } from '../hamming';
 import { WASM_BASE64 } from './hamming-kernel.wasm';
+import { ensureMemory, instantiateKernel } from './instantiate';
 
 /** Distance the kernel reports for "no such neighbour" (larger than any 256-bit distance). */
 export const NO_DISTANCE = 1000;
-
-const PAGE = 65536;
-
-/** The slice of the WebAssembly API used here (this project's TypeScript libraries carry no DOM typings). */
-interface WasmApi {
-  Module: new (bytes: Uint8Array) => object;
-  Instance: new (module: object) => { exports: unknown };
-}
 
 interface KernelExports {
   memory: { buffer: ArrayBuffer; grow(pages: number): number };
@@ -21,9 +14,7 @@ interface KernelExports {
 let kernel: KernelExports | undefined;
 
 function instance(): KernelExports {
-  // Synchronous compilation is allowed for a module this small, and keeps the matcher synchronous.
-  const wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
-  kernel ??= new wasm.Instance(new wasm.Module(Buffer.from(WASM_BASE64, 'base64'))).exports as KernelExports;
+  kernel ??= instantiateKernel<KernelExports>(WASM_BASE64);
   return kernel;
 }
 
@@ -52,8 +43,7 @@ export function nearestTwoInCells(queryDescriptors: Uint8Array, queryCells: Int3
   layout.unordered = layout.out + nq * 12;
   layout.order = layout.unordered + (order ? targets.length : 0);
   layout.end = layout.order + (order ? order.length * 4 : 0);
-  const missing = layout.end - k.memory.buffer.byteLength;
-  if (missing > 0) k.memory.grow(Math.ceil(missing / PAGE));
+  ensureMemory(k.memory, layout.end);
   const bytes = new Uint8Array(k.memory.buffer);
   bytes.set(queryDescriptors.subarray(0, nq * DESCRIPTOR_BYTES), layout.query);
   new Int32Array(k.memory.buffer, layout.cells, nq).set(queryCells);

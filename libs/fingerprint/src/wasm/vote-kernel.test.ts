@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest';
+import { seededRandom } from '../random';
+import { voteInKernel, type KernelLists } from './vote-kernel';
+
+interface Posting {
+  slot: number;
+  tf: number;
+}
+
+/** A list's bytes in the posting layout: a varint of (gap × 2 + repeated), then the tf byte when repeated. */
+function encode(postings: Posting[]): number[] {
+  const out: number[] = [];
+  let last = -1;
+  for (const { slot, tf } of postings) {
+    let value = (slot - last) * 2 + (tf > 1 ? 1 : 0);
+    last = slot;
+    while (value >= 0x80) {
+      out.push((value & 0x7f) | 0x80);
+      value = Math.floor(value / 128);
+    }
+    out.push(value);
+    if (tf > 1) out.push(tf);
+  }
+  return out;
+}
+
+/** Random lists over `slots` images, packed at random offsets into two chunks, and the postings they hold. */
+function randomLists(seed: number, count: number, slots: number) {
+  const rnd = seededRandom(seed);
+  const lists: Posting[][] = [];
+  for (let j = 0; j < count; j++) {
+    const postings: Posting[] = [];
+    // Dense and sparse lists: gaps from 1 to past 2^14, so varints of one to three bytes.
+    const spread = j % 3 === 0 ? 3 : j % 3 === 1 ? 300 : 40_000;
+    for (let slot = Math.floor(rnd() * spread); slot < slots; slot += 1 + Math.floor(rnd() * spread)) {
+      postings.push({ slot, tf: rnd() < 0.2 ? 2 + Math.floor(rnd() * 5) : 1 });
+    }
+    lists.push(postings);
+  }
+  const chunks = [new Uint8Array(1 << 20), new Uint8Array(1 << 20)];
+  const fill = [0, 0];
+  const data: Uint8Array[] = [];
+  const offsets = new Int32Array(count);
+  const lengths = new Int32Array(count);
+  lists.forEach((postings, j) => {
+    const bytes = encode(postings);
+    const c = j % 2;
+    fill[c] += Math.floor(rnd() * 16);
+    chunks[c].set(bytes, fill[c]);
+    data.push(chunks[c]);
+    offsets[j] = fill[c];
+    lengths[j] = bytes.length;
+    fill[c] += bytes.length;
+  });
+  const kernelLists: KernelLists = {
+    data,
+    offsets,
+    lengths,
+    counts: Int32Array.from(lists, (p) => p.length),
+    idfs: Float64Array.from(lists, () => 0.1 + rnd() * 7),
+    tfQueries: Int32Array.from(lists, () => 1 + Math.floor(rnd() * 4)),
+  };
+  return { lists, kernelLists };
+}
+
+/** The votes a plain loop adds, list after list: each slot's sum taken in list order, as the kernel's blocks do. */
+function plainVotes(lists: Posting[][], { idfs, tfQueries }: KernelLists, votes: Float64Array): Float64Array {
+  const out = Float64Array.from(votes);
+  lists.forEach((postings, j) => {
+    for (const { slot, tf } of postings) out[slot] += tf > 1 ? idfs[j] * Math.min(tfQueries[j], tf) : idfs[j];
+  });
+  return out;
+}
+
+/** The first slot whose votes differ (-1: none): a failure names one slot instead of printing a diff of them all. */
+function firstDifference(a: Float64Array, b: Float64Array): number {
+  if (a.length !== b.length) return Math.min(a.length, b.length);
+  return a.findIndex((v, i) => !Object.is(v, b[i]));
+}
+
+describe('vote kernel (WebAssembly)', () => {
+  it('adds the same votes, bit for bit, as a plain loop over the lists, whatever the block size', () => {
+    const slots = 100_000;
+    const { lists, kernelLists } = randomLists(21, 40, slots);
+    const expected = plainVotes(lists, kernelLists, new Float64Array(slots));
+    for (const block of [64, 4096, 1 << 16, 1 << 20]) {
+      const votes = new Float64Array(slots);
+      voteInKernel(kernelLists, votes, block);
+      expect(firstDifference(votes, expected)).toBe(-1);
+    }
+    expect(expected.filter((v) => v > 0).length).toBeGreaterThan(slots / 2);
+  });
+
+  it('adds to the votes already there, and reads nothing for an empty vote', () => {
+    const slots = 5_000;
+    const { lists, kernelLists } = randomLists(22, 6, slots);
+    const rnd = seededRandom(23);
+    const before = Float64Array.from({ length: slots }, () => rnd() * 3);
+    const votes = Float64Array.from(before);
+    voteInKernel(kernelLists, votes, 1024);
+    const expected = plainVotes(lists, kernelLists, before);
+    expect(firstDifference(votes, expected)).toBe(-1);
+    const none = { data: [], offsets: new Int32Array(0), lengths: new Int32Array(0), counts: new Int32Array(0), idfs: new Float64Array(0), tfQueries: new Int32Array(0) };
+    voteInKernel(none, votes, 1024);
+    expect(firstDifference(votes, expected)).toBe(-1);
+  });
+});
