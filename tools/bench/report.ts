@@ -1,9 +1,18 @@
 /** What the benchmarks share: percentiles, seeded shuffles and their sections of docs/benchmarks.md. */
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 
 const BENCHMARKS_FILE = path.join(__dirname, '..', '..', 'docs', 'benchmarks.md');
+
+/**
+ * The machine a benchmark ran on: cores, processor model and Node. Timings are only comparable on one processor (the
+ * same machine kind measured two thirds slower votes on an AMD EPYC than on an Intel Xeon host).
+ */
+export function machine(): string {
+  return `${os.cpus().length} cores (${os.cpus()[0]?.model.trim() ?? 'unknown processor'}), Node ${process.version}`;
+}
 
 /** The p-th percentile (nearest rank) of `values`; NaN for none. */
 export function pct(values: readonly number[], p: number): number {

@@ -34,7 +34,7 @@ import { sceneSvg } from '../../../apps/gateway/test/images';
 import { CACHE_DIR, dHash, hamming64, loadDataset, type Photo } from './dataset';
 import { EDITS, FAMILY_EDITS, FAMILY_FPR_EDITS, FPR_EDITS, mulberry32, type Edit, type Rect } from './edits';
 import { FAMILIES, familyImages, type FamilyImage, type Split } from './families';
-import { pct, shuffle, writeBenchmarkSection } from '../report';
+import { machine, pct, shuffle, writeBenchmarkSection } from '../report';
 
 // ---------- flags ----------
 function flag(name: string): string | undefined {
@@ -362,7 +362,7 @@ function renderReport(ctx: {
   const [first, ...larger] = ctx.scales;
   const L: string[] = [];
   L.push('## Matching engine', '');
-  L.push(`Run: \`${ctx.command}\` — ${os.cpus().length} cores (${os.cpus()[0]?.model.trim()}), Node ${process.version}, embedded mode (PGlite + folder blobs), processors from createWorkerServices with VERIFY_THREADS=${process.env.VERIFY_THREADS ?? `default (${Math.min(4, os.availableParallelism())})`}, ${(ctx.wallSeconds / 60).toFixed(1)} min wall.`, '');
+  L.push(`Run: \`${ctx.command}\` — ${machine()}, embedded mode (PGlite + folder blobs), processors from createWorkerServices with VERIFY_THREADS=${process.env.VERIFY_THREADS ?? `default (${Math.min(4, os.availableParallelism())})`}, ${(ctx.wallSeconds / 60).toFixed(1)} min wall.`, '');
   L.push(`Photos: ${ctx.photos} distinct pictures from Debian packages (tools/bench/match/setup.sh): ${ctx.wallpapers} desktop wallpapers, ${ctx.astronomy} astronomy images (Stellarium nebulae, xplanet maps); ${ctx.dropped}. ${ctx.collectionPhotos} are indexed, ${ctx.heldOut} held out as non-collection queries. The ${first.size.toLocaleString('en')}-image collection adds ${ctx.familyIndexed} hard-copy family images (families.ts) and ${first.size - ctx.collectionPhotos - ctx.familyIndexed} synthetic scenes (sceneSvg), all through the ingest processor.`, '');
   L.push(`Queries: ${ctx.perEdit} per edit at ${first.size.toLocaleString('en')} (photos sampled per edit), searched through the search processor with the gateway defaults (min_score 0, limit 10); recall@k = the edited photo's own image within the first k results. Baseline: 64-bit dHash of the whole image, nearest collection hash within ${DHASH_THRESHOLD} bits (flip edit: query and its mirror).`, '');
   const header = ['Edit', 'n', 'recall@1', 'recall@10', 'dHash r@1', ...larger.map((s) => `r@1 @${s.size / 1000}k (n)`), 'IoU median'];

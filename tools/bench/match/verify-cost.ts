@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { extractFeatures, verifyMatch, weakFitOptions, type Features, type VerifyOptions } from '@loupe/fingerprint';
 import { grayImageOf, normalizeImage } from '@loupe/imaging';
-import { pct } from '../report';
+import { machine, pct } from '../report';
 import { loadDataset, type Photo } from './dataset';
 
 const PASSES = 3;
@@ -56,6 +56,7 @@ function report(name: string, { times, digest, fits }: { times: number[]; digest
 
 async function main(): Promise<void> {
   const count = Number(flag('photos') ?? 50);
+  console.log(machine());
   const { photos } = await loadDataset();
   const astronomy = await featuresOf(photos.filter((p) => p.family !== 'wallpaper').filter((_, i) => i % 5 === 0).slice(0, count));
   const all = await featuresOf(photos.filter((_, i) => i % 9 === 0).slice(0, count));

@@ -37,7 +37,7 @@ import { performance } from 'node:perf_hooks';
 import { Client } from 'pg';
 import { loadDataset } from '../match/dataset';
 import { EDITS, FPR_EDITS, type Edit } from '../match/edits';
-import { pct, shuffle, writeBenchmarkSection } from '../report';
+import { machine, pct, shuffle, writeBenchmarkSection } from '../report';
 import { distractor, type SourceImage } from './distractors';
 import { poolVariant } from './pool-variants';
 
@@ -378,7 +378,7 @@ const stages = (r: SizeReport) => `CPU ${p50p95(r.searchCpuMs)}; decode ${p50p95
 
 function render(reports: SizeReport[], ctx: { photos: number; queried: number; pool: number; heldOut: number; wallMinutes: number; command: string }): string {
   const L: string[] = ['## Million-image collections', ''];
-  L.push(`Run: \`${ctx.command}\`, ${os.cpus().length} cores, Node ${process.version}, Postgres + folder blobs, processors from createWorkerServices, ${ctx.wallMinutes.toFixed(0)} min wall (tools/bench/scale/run.ts; the machine was shared with other work during parts of the run).`, '');
+  L.push(`Run: \`${ctx.command}\`, ${machine()}, Postgres + folder blobs, processors from createWorkerServices, ${ctx.wallMinutes.toFixed(0)} min wall (tools/bench/scale/run.ts; the machine was shared with other work during parts of the run).`, '');
   L.push(`Photos: ${ctx.photos} distinct Debian pictures: ${ctx.queried} queried (originals in the collection), ${ctx.pool} pool photos whose crops, flips, rotations, rescales and re-encodings are the really ingested rest, ${ctx.heldOut} held out (false-positive queries). Past the ingested images, generated distractors: collages of patches of ingested pool variants (real descriptors, words and layouts; tools/bench/scale/distractors.ts), rows and words inserted by SQL, features synthesised when verified.`, '');
   L.push('| images | really ingested | recall@1 (n) | ★ recall@1 | wrong first | FPR (n) | search p50 | search p95 | index load from rows (+ snapshot write) | index load from snapshot | first search of a new process | snapshot | index memory / image (heap + arrays grown; posting arrays alone; RSS grown) | process RSS | stored / image (all rows; really ingested rows) | ingest |');
   L.push('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');

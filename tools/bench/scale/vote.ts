@@ -15,7 +15,7 @@ import { InvertedIndex, seededRandom, VoteThread } from '@loupe/fingerprint';
 import { decodeWords } from '@loupe/storage';
 import { performance } from 'node:perf_hooks';
 import { Client } from 'pg';
-import { pct } from '../report';
+import { machine, pct } from '../report';
 import { zipfWordLists } from './zipf-words';
 
 const database = process.argv.includes('--database') ? process.argv[process.argv.indexOf('--database') + 1] : undefined;
@@ -54,6 +54,7 @@ async function build(index: InvertedIndex): Promise<Uint32Array[]> {
 }
 
 async function main(): Promise<void> {
+  console.log(machine());
   const started = performance.now();
   const index = new InvertedIndex();
   const queries = await build(index);
