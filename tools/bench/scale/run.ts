@@ -216,9 +216,18 @@ interface SizeReport {
   firstSearchS: number;
   snapshotBytes: number;
   memory: { typedAndHeapPerImage: number; indexArraysPerImage: number; rssPerImage: number; rssAfterMB: number };
-  storage: { bytesPerImage: number; realBytesPerImage: number; tables: string };
+  /** Postgres bytes per image of all rows, and of the really ingested rows alone (measured before generated rows joined them). */
+  storage: { bytesPerImage: number; realBytesPerImage: number; tables: string; realTables: string };
   ingestRate?: number;
   generatedRate?: number;
+}
+
+function sumOf(tables: Record<string, number>): number {
+  return Object.values(tables).reduce((s, n) => s + n, 0);
+}
+
+function describeTables(tables: Record<string, number>): string {
+  return Object.entries(tables).map(([k, v]) => `${k} ${(v / 1e6).toFixed(0)} MB`).join(', ');
 }
 
 async function tableBytes(b: Bench): Promise<Record<string, number>> {
@@ -396,7 +405,7 @@ function render(reports: SizeReport[], ctx: { photos: number; queried: number; p
   L.push(`Recall queries missed at each size: the edit, the true image's rank by votes (the search verifies the first ${MAX_VERIFIED}), its score when verified alone against the query, and what was answered first instead:`, '');
   for (const r of reports) L.push(`- ${r.size.toLocaleString('en')}: ${r.misses.map(describeMiss).join('; ') || 'none'}`);
   L.push('');
-  L.push(`Recall: ${OPTS.perEdit} queries per edit of the matching benchmark (${EDITS.length} edits) at every size, the same queries each time; ★ = its strict edits. "Wrong first" = another image ranked first. FPR: ${OPTS.fpr} held-out photos × ${FPR_EDITS.length} edits, any result counts. Search = the search processor call (query decode, ORB, vote, verification). Memory: heap + array buffers (and RSS) grown by loading the index from its snapshot into a new cache, per image. "First search of a new process" = a fresh processor set's first search: the snapshot load, the start of its verification threads and the search. Storage: Postgres total relation size of images, image_words, image_features and index_log, per image; the generated rows store no features, so "really ingested rows" (${reports[0]?.storage.tables ?? ''}) is the per-image figure of a real collection.`);
+  L.push(`Recall: ${OPTS.perEdit} queries per edit of the matching benchmark (${EDITS.length} edits) at every size, the same queries each time; ★ = its strict edits. "Wrong first" = another image ranked first. FPR: ${OPTS.fpr} held-out photos × ${FPR_EDITS.length} edits, any result counts. Search = the search processor call (query decode, ORB, vote, verification). Memory: heap + array buffers (and RSS) grown by loading the index from its snapshot into a new cache, per image. "First search of a new process" = a fresh processor set's first search: the snapshot load, the start of its verification threads and the search. Storage: Postgres total relation size of images, image_words, image_features and index_log, per image; the generated rows store no features, so "really ingested rows" (${reports[0]?.storage.realTables ?? ''}) is the per-image figure of a real collection.`);
   return L.join('\n') + '\n';
 }
 
@@ -457,6 +466,8 @@ async function main(): Promise<void> {
   }
   const vocabulary = (await infra.db.query<{ vocabulary: string }>('SELECT vocabulary FROM image_words LIMIT 1')).rows[0].vocabulary;
   let generated = 0;
+  let realBytesPerImage = 0;
+  let realTables = '';
   for (const size of OPTS.scales) {
     const target = Math.min(size, OPTS.real);
     const ingestStarted = { real, ms: ingestMs };
@@ -473,9 +484,15 @@ async function main(): Promise<void> {
     }
     const report: SizeReport = {
       size, real, hits: 0, queries: 0, strictHits: 0, strictQueries: 0, fpr: { queries: 0, positives: 0 }, wrongFirst: 0, misses: [], searchMs: [], searchCpuMs: [], decodeMs: [], voteAndVerifyMs: [], voteMs: [], sharedVoteMs: [],
-      loadFromDatabaseS: 0, startFromSnapshotS: 0, firstSearchS: 0, snapshotBytes: 0, memory: { typedAndHeapPerImage: 0, indexArraysPerImage: 0, rssPerImage: 0, rssAfterMB: 0 }, storage: { bytesPerImage: 0, realBytesPerImage: 0, tables: '' },
+      loadFromDatabaseS: 0, startFromSnapshotS: 0, firstSearchS: 0, snapshotBytes: 0, memory: { typedAndHeapPerImage: 0, indexArraysPerImage: 0, rssPerImage: 0, rssAfterMB: 0 }, storage: { bytesPerImage: 0, realBytesPerImage: 0, tables: '', realTables: '' },
     };
     if (real > ingestStarted.real) report.ingestRate = (real - ingestStarted.real) / ((ingestMs - ingestStarted.ms) / 1000);
+    // Measured before generated rows join the real ones: a run of one size has no earlier stage to take it from.
+    if (generated === 0) {
+      const tables = await tableBytes(b);
+      realBytesPerImage = sumOf(tables) / real;
+      realTables = describeTables(tables);
+    }
     if (size > real + generated) {
       if (b.repository.sources.length === 0) b.repository.sources = await loadSources(b);
       log(`size ${size}: generating ${(size - real - generated).toLocaleString('en')} distractors from ${b.repository.sources.length} ingested images`);
@@ -483,10 +500,7 @@ async function main(): Promise<void> {
       generated = size - real;
     }
     const tables = await tableBytes(b);
-    const total = Object.values(tables).reduce((s, n) => s + n, 0);
-    report.storage = { bytesPerImage: total / size, realBytesPerImage: 0, tables: Object.entries(tables).map(([k, v]) => `${k} ${(v / 1e6).toFixed(0)} MB`).join(', ') };
-    if (generated === 0) report.storage.realBytesPerImage = total / size;
-    else report.storage.realBytesPerImage = reports.find((r) => r.storage.realBytesPerImage > 0 && r.size <= OPTS.real)?.storage.realBytesPerImage ?? 0;
+    report.storage = { bytesPerImage: sumOf(tables) / size, realBytesPerImage, tables: describeTables(tables), realTables };
     log(`size ${size}: loading the index (${report.storage.tables})`);
     await measureLoads(b, queries[0].data, [...queries, ...fprQueries], report);
     log(`  load from rows ${report.loadFromDatabaseS.toFixed(1)} s, from snapshot ${report.startFromSnapshotS.toFixed(1)} s, first search ${report.firstSearchS.toFixed(1)} s (${(report.snapshotBytes / 1e6).toFixed(0)} MB), ${(report.memory.typedAndHeapPerImage / 1024).toFixed(2)} KiB/image (arrays ${(report.memory.indexArraysPerImage / 1024).toFixed(2)} KiB, RSS ${(report.memory.rssAfterMB / 1000).toFixed(2)} GB)`);
