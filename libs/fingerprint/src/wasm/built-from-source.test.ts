@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { compileKernel, generatedModule, generatedPath, KERNELS } from '../../../../tools/wasm/build';
@@ -9,7 +9,6 @@ describe('WebAssembly kernels', () => {
   });
 
   it('covers every kernel source in this folder', async () => {
-    const { readdir } = await import('node:fs/promises');
     const sources = (await readdir(__dirname)).filter((f) => f.endsWith('.wat')).sort();
     expect(KERNELS.map((wat) => path.basename(wat)).sort()).toEqual(sources);
   });

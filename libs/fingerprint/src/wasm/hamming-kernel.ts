@@ -1,12 +1,12 @@
 import { DESCRIPTOR_BYTES } from '../hamming';
 import { WASM_BASE64 } from './hamming-kernel.wasm';
-import { ensureMemory, instantiateKernel } from './instantiate';
+import { ensureMemory, instantiateKernel, type KernelMemory } from './instantiate';
 
 /** Distance the kernel reports for "no such neighbour" (larger than any 256-bit distance). */
 export const NO_DISTANCE = 1000;
 
 interface KernelExports {
-  memory: { buffer: ArrayBuffer; grow(pages: number): number };
+  memory: KernelMemory;
   nearestTwoInCells(query: number, nq: number, cells: number, target: number, ranges: number, out: number): void;
   gatherRows(src: number, order: number, n: number, dst: number): void;
 }

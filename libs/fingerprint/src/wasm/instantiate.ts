@@ -4,7 +4,13 @@ interface WasmApi {
   Instance: new (module: object) => { exports: unknown };
 }
 
-export const WASM_PAGE = 65536;
+const WASM_PAGE = 65536;
+
+/** A kernel's exported memory, as far as its callers use it. */
+export interface KernelMemory {
+  buffer: ArrayBuffer;
+  grow(pages: number): number;
+}
 
 /** A kernel's exports, compiled and instantiated synchronously: allowed for modules this small, and keeps callers synchronous. */
 export function instantiateKernel<T>(base64: string): T {
@@ -13,7 +19,7 @@ export function instantiateKernel<T>(base64: string): T {
 }
 
 /** Grows `memory` to hold at least `bytes`. */
-export function ensureMemory(memory: { buffer: ArrayBuffer; grow(pages: number): number }, bytes: number): void {
+export function ensureMemory(memory: KernelMemory, bytes: number): void {
   const missing = bytes - memory.buffer.byteLength;
   if (missing > 0) memory.grow(Math.ceil(missing / WASM_PAGE));
 }

@@ -1,8 +1,8 @@
-import { ensureMemory, instantiateKernel } from './instantiate';
+import { ensureMemory, instantiateKernel, type KernelMemory } from './instantiate';
 import { WASM_BASE64 } from './vote-kernel.wasm';
 
 interface KernelExports {
-  memory: { buffer: ArrayBuffer; grow(pages: number): number };
+  memory: KernelMemory;
   voteLists(at: number, last: number, left: number, idfs: number, tfq: number, k: number, votes: number, block: number): void;
 }
 
