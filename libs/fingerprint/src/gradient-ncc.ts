@@ -4,16 +4,19 @@
  * NCC to gain. Returns -1..1, or 0 when fewer than `minPixels` are compared.
  */
 export function gradientNcc(a: Uint8Array, b: Uint8Array, mask: Uint8Array, width: number, height: number, minPixels: number): number {
-  const ga = gradientMagnitude(a, width, height);
-  const gb = gradientMagnitude(b, width, height);
+  return maskedCorrelation(gradientMagnitude(a, width, height), gradientMagnitude(b, width, height), mask, minPixels);
+}
+
+/** Pearson correlation of two equally sized images over the pixels where `mask` is non-zero; 0 under `minPixels`. */
+export function maskedCorrelation(a: Float32Array, b: Float32Array, mask: Uint8Array, minPixels = 1): number {
   let n = 0;
   let sa = 0;
   let sb = 0;
-  for (let i = 0; i < ga.length; i++) {
+  for (let i = 0; i < a.length; i++) {
     if (!mask[i]) continue;
     n++;
-    sa += ga[i];
-    sb += gb[i];
+    sa += a[i];
+    sb += b[i];
   }
   if (n < minPixels) return 0;
   const ma = sa / n;
@@ -21,10 +24,10 @@ export function gradientNcc(a: Uint8Array, b: Uint8Array, mask: Uint8Array, widt
   let cov = 0;
   let va = 0;
   let vb = 0;
-  for (let i = 0; i < ga.length; i++) {
+  for (let i = 0; i < a.length; i++) {
     if (!mask[i]) continue;
-    const da = ga[i] - ma;
-    const db = gb[i] - mb;
+    const da = a[i] - ma;
+    const db = b[i] - mb;
     cov += da * db;
     va += da * da;
     vb += db * db;

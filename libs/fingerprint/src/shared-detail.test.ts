@@ -3,10 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { chromaDifference, confirmDenseFit, DENSE_CONFIRM_MIN, DENSE_MAX_CHROMA_DIFFERENCE, weakFitOptions } from './dense-confirm';
 import { enhancedScore } from './enhanced-score';
 import { extractFeatures } from './features';
-import { cellAgreement, confirmSharedDetail, hueDifference } from './shared-detail';
+import { seededRandom } from './random';
+import { AlignedDetail, cellAgreement, confirmSharedDetail, edgesContradict, hueDifference, SHARED_DETAIL_MAX_CONTRADICTED, SHARED_DETAIL_MIN_EXPLAINED } from './shared-detail';
 import { toGray } from './testing/synthetic-images';
 import * as edit from './testing/edits';
-import type { RgbImage } from './types';
+import type { MatchResult, RgbImage } from './types';
 import { verifyMatch } from './verify';
 
 /**
@@ -33,6 +34,38 @@ async function logo(hue: number, name: string): Promise<RgbImage> {
 }
 
 const features = (rgb: RgbImage) => extractFeatures(toGray(rgb));
+
+/** A star field (the astronomy photos' kind): fine points of light, which a blur erases, over a few soft nebulae. */
+async function starField(seed: number): Promise<RgbImage> {
+  const rnd = seededRandom(seed);
+  const [width, height] = [1200, 800];
+  let body = `<defs><filter id="soft"><feGaussianBlur stdDeviation="60"/></filter></defs><rect width="${width}" height="${height}" fill="#05060c"/>`;
+  for (let i = 0; i < 6; i++) {
+    body += `<ellipse cx="${rnd() * width}" cy="${rnd() * height}" rx="${120 + rnd() * 200}" ry="${80 + rnd() * 150}" fill="hsl(${rnd() * 360},60%,35%)" filter="url(#soft)"/>`;
+  }
+  for (let i = 0; i < 1500; i++) {
+    body += `<circle cx="${rnd() * width}" cy="${rnd() * height}" r="${0.6 + rnd() * rnd() * 2.5}" fill="#fff" fill-opacity="${0.5 + rnd() * 0.5}"/>`;
+  }
+  const { data, info } = await sharp(Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">${body}</svg>`))
+    .removeAlpha()
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  return { data: new Uint8Array(data), width: info.width, height: info.height };
+}
+
+/** A concentrated fit of the whole frame, the query on the collection image as it is (the identity). */
+const concentratedIdentityFit = (): MatchResult => ({
+  score: 60,
+  match_percent: 50,
+  query_overlap_percent: 100,
+  target_overlap_percent: 100,
+  query_match_rect: { left: 0, top: 0, right: 1200, bottom: 800 },
+  target_match_rect: { left: 0, top: 0, right: 1200, bottom: 800 },
+  flipped: false,
+  inliers: 30,
+  transform: [1, 0, 0, 0, 1, 0, 0, 0, 1],
+  concentrated: true,
+});
 
 describe('shared details', () => {
   it('refuses another logo of the same design that verifies on the shared star and tagline, and keeps the copy', async () => {
@@ -87,5 +120,23 @@ describe('shared details', () => {
     const overlay = cellAgreement(withBlock(flat), flat, mask, w, h);
     expect(overlay.explained).toBe(1);
     expect(overlay.contradicted).toBe(0);
+  });
+
+  it('keeps a blurred copy whose fine detail the blur erased, and still refuses another image at that blur', async () => {
+    const [own, other] = await Promise.all([starField(1), starField(2)]);
+    const blurred = await edit.blur(own, 8);
+    const fit = concentratedIdentityFit();
+
+    const copy = await AlignedDetail.of(blurred, own, fit);
+    // At its own sharpness the collection image's stars are edges the blurred query lacks: the edges alone refuse it.
+    expect(copy.evidence().explained).toBeLessThan(SHARED_DETAIL_MIN_EXPLAINED);
+    expect(copy.evidence().contradicted).toBeGreaterThan(SHARED_DETAIL_MAX_CONTRADICTED);
+    // Blurred as much as the query, they are its own.
+    expect(copy.evidenceAtQuerySharpness().explained).toBeGreaterThan(0.9);
+    expect(edgesContradict(copy)).toBe(false);
+    expect(await confirmSharedDetail(blurred, own, fit)).not.toBeNull();
+
+    expect(edgesContradict(await AlignedDetail.of(blurred, other, fit))).toBe(true);
+    expect(await confirmSharedDetail(blurred, other, fit)).toBeNull();
   });
 });
