@@ -30,7 +30,10 @@ const QUERY_BLURS = [0.75, 1.5, 2.25, 3, 4, 5];
 
 /**
  * The query and the collection image warped onto it (`m.transform`, target → query) at COMPARE_SIDE, for comparing
- * their edges cell by cell. `targetScale`: the target's pixels relative to the size the fit refers to.
+ * their edges cell by cell over the overlap: which of the collection image's edges does the query reproduce? A copy
+ * reproduces nearly all of them (what an overlay or JPEG noise adds lies in the query only), while another image sharing
+ * one detail with the query (a word in the same font) has edges of its own elsewhere (its own mark and name) that the
+ * query does not have. `targetScale`: the target's pixels relative to the size the fit refers to.
  */
 export class AlignedDetail {
   private constructor(
@@ -223,7 +226,7 @@ export const SHARED_DETAIL_MAX_CONTRADICTED = 2;
 /**
  * A fit the edges refuse stands when, with the collection image blurred to the query's sharpness, at least this share of
  * its edge energy is reproduced: a blurred copy loses the fine edges, not its image. Blurred copies (σ4 of a 1600 px
- * photo) that the edges refused, or nearly (0.24-0.47 reproduced, 2.5-6.7 unreproduced), reproduce 0.87-0.99 at their
+ * photo) that the edges refused, or nearly (0.24-0.47 reproduced, 2.1-6.7 unreproduced), reproduce 0.87-0.99 at their
  * sharpness; the false fits of shared designs that the edges refuse reproduce at most 0.29 at theirs.
  */
 export const SHARED_DETAIL_MIN_EXPLAINED_BLURRED = 0.6;
