@@ -42,16 +42,6 @@ const WEAK_FIT_MAX_DISTANCE = 40;
 const REPROJECTION_SHARE = 0.006;
 const MIN_REPROJECTION_PX = 2.5;
 /**
- * Feature verification's homography RANSAC tolerates this many times as much (9.6 px at 800 px, at least 5 px); the
- * weak fits keep the tolerance above. A keypoint found at a coarse pyramid level is placed to about a pixel of that
- * level (up to 3.6 px of the image at the eighth), and a blurred or 0.2x query keeps mostly those. On 1,729 edited
- * photo pairs (every sixth benchmark photo × 28 edits) twice the tolerance verified 1,607 true pairs instead of 1,591
- * (blur σ4 45 → 48, scale 0.2x 51 → 54, crop 25 % 49 → 51; one JPEG q10 lost), and added no false fit over 5,187
- * pairs of other photos, 10,032 pairs of a query with the 60 best-voted other images of a 1,656-image collection, or the
- * hard-copy families' pair probe (2,352 pairs of one family: logos of one design, tiles, gradients).
- */
-const VERIFY_REPROJECTION_FACTOR = 2;
-/**
  * Least share of ratio-test pairs that must be RANSAC inliers. True matches measured 0.75-1.0 (JPEG q10:
  * 0.78); unrelated images 0.2-0.3 and a mirrored query without flip checking 0.21 (symmetric shapes and
  * letters). 0.35 sits between, leaving room for clutter around the matched object in real photos.
@@ -145,19 +135,18 @@ function pairEstimate(cv: Cv, query: Features, target: Features, pairs: Array<[n
   if (consistent.length < needed) return null;
   const threshold = Math.max(MIN_REPROJECTION_PX, REPROJECTION_SHARE * Math.max(query.width, query.height));
   if (weakFit) return weakSimilarityFit(query, target, consistent, threshold, minInliers);
-  const verifyThreshold = VERIFY_REPROJECTION_FACTOR * threshold;
   const rounds = ransacRounds(needed / consistent.length);
   const result = withMats((track): Fit | null => {
     const src = track(cv.matFromArray(consistent.length, 1, cv.CV_32FC2, consistent.flatMap(([, t]) => [target.xy[2 * t], target.xy[2 * t + 1]])));
     const dst = track(cv.matFromArray(consistent.length, 1, cv.CV_32FC2, consistent.flatMap(([q]) => [query.xy[2 * q], query.xy[2 * q + 1]])));
     const mask = track(new cv.Mat());
-    const h = track(cv.findHomography(src, dst, cv.RANSAC, verifyThreshold, mask, rounds, RANSAC_CONFIDENCE));
+    const h = track(cv.findHomography(src, dst, cv.RANSAC, threshold, mask, rounds, RANSAC_CONFIDENCE));
     if (h.rows === 3) {
       const transform = Array.from(h.data64F as Float64Array);
       if (isPlausibleTransform(transform, target.width, target.height)) return { transform, inliers: inlierPairs(consistent, mask) };
     }
     const affineMask = track(new cv.Mat());
-    const a = track(cv.estimateAffine2D(src, dst, affineMask, cv.RANSAC, verifyThreshold, rounds, RANSAC_CONFIDENCE));
+    const a = track(cv.estimateAffine2D(src, dst, affineMask, cv.RANSAC, threshold, rounds, RANSAC_CONFIDENCE));
     if (a.rows !== 2) return null;
     const transform = [...Array.from(a.data64F as Float64Array), 0, 0, 1];
     if (!isPlausibleTransform(transform, target.width, target.height)) return null;
