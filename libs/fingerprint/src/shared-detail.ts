@@ -36,6 +36,9 @@ const QUERY_BLURS = [0.75, 1.5, 2.25, 3, 4, 5];
  * query does not have. `targetScale`: the target's pixels relative to the size the fit refers to.
  */
 export class AlignedDetail {
+  /** Gradients of the warped collection image blurred as the query is (BLUR_SIGMA): what `evidence` compares. */
+  private readonly targetGradients: Float32Array;
+
   private constructor(
     private readonly cv: Cv,
     private readonly queryGradients: Float32Array,
@@ -44,7 +47,9 @@ export class AlignedDetail {
     private readonly mask: Uint8Array,
     private readonly width: number,
     private readonly height: number,
-  ) {}
+  ) {
+    this.targetGradients = this.blurredTargetGradients(0);
+  }
 
   static async of(query: RgbImage, target: RgbImage, m: MatchResult, targetScale = 1): Promise<AlignedDetail> {
     const { cv } = await loadOpenCv();
@@ -69,9 +74,9 @@ export class AlignedDetail {
     return new AlignedDetail(cv, gradientMagnitude(q, w, h), t, mask, w, h);
   }
 
-  /** How the query reproduces the collection image's edges, the collection image blurred `extraBlur` px more than the query. */
-  evidence(extraBlur = 0): DetailEvidence {
-    return cellAgreement(this.queryGradients, this.targetGradients(extraBlur), this.mask, this.width, this.height);
+  /** How the query reproduces the collection image's edges. */
+  evidence(): DetailEvidence {
+    return this.agreement(this.targetGradients);
   }
 
   /**
@@ -80,15 +85,21 @@ export class AlignedDetail {
    * edges only as blurred; another image's own edges stay its own at any blur.
    */
   evidenceAtQuerySharpness(): DetailEvidence {
-    let best = { blur: 0, correlation: maskedCorrelation(this.queryGradients, this.targetGradients(0), this.mask) };
+    let best = { gradients: this.targetGradients, correlation: maskedCorrelation(this.queryGradients, this.targetGradients, this.mask) };
     for (const blur of QUERY_BLURS) {
-      const correlation = maskedCorrelation(this.queryGradients, this.targetGradients(blur), this.mask);
-      if (correlation > best.correlation) best = { blur, correlation };
+      const gradients = this.blurredTargetGradients(blur);
+      const correlation = maskedCorrelation(this.queryGradients, gradients, this.mask);
+      if (correlation > best.correlation) best = { gradients, correlation };
     }
-    return this.evidence(best.blur);
+    return this.agreement(best.gradients);
   }
 
-  private targetGradients(extraBlur: number): Float32Array {
+  private agreement(targetGradients: Float32Array): DetailEvidence {
+    return cellAgreement(this.queryGradients, targetGradients, this.mask, this.width, this.height);
+  }
+
+  /** Gradients of the warped collection image blurred `extraBlur` px more than the query. */
+  private blurredTargetGradients(extraBlur: number): Float32Array {
     const { cv, width, height } = this;
     const blurred = withMats((track) => {
       const out = track(new cv.Mat());
