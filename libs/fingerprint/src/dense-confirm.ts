@@ -1,8 +1,11 @@
 import { enhancedScore } from './enhanced-score';
+import { extractFeatures } from './features';
 import { applyHomography, invert, multiply } from './geometry';
 import { matchMetrics } from './match-metrics';
+import { rgbToGray } from './rgb';
+import { matchInRotatedFrame, uprightCopy } from './rotation';
 import type { Features, MatchResult, RgbImage, VerifyOptions } from './types';
-import { huesDisagree } from './shared-detail';
+import { confirmSharedDetail, huesDisagree } from './shared-detail';
 import { DEFAULT_MIN_SCORE, verifyMatch } from './verify';
 
 /**
@@ -37,9 +40,9 @@ export interface ImageEvidence {
  * weak geometric fit (`weakFitOptions`, `overlapsForDense`) is accepted when the collection image warped by it correlates with the query pixel for
  * pixel (`confirmDenseFit`). Null when there is no such fit.
  */
-export async function confirmDense(query: ImageEvidence, target: ImageEvidence, opts: { checkHorizontalFlip?: boolean } = {}): Promise<MatchResult | null> {
+export async function confirmDense(query: ImageEvidence, target: ImageEvidence, opts: { checkHorizontalFlip?: boolean } = {}, check: DenseCheck = {}): Promise<MatchResult | null> {
   const fit = await denseFit(query.features, target.features, opts);
-  return fit && (await confirmDenseFit(query.rgb, target.rgb, fit));
+  return fit && (await confirmDenseFit(query.rgb, target.rgb, fit, 1, check));
 }
 
 /**
@@ -185,11 +188,23 @@ async function denseFit(query: Features, target: Features, opts: { checkHorizont
 }
 
 /**
+ * How strictly a dense or whole-image confirmation judges the aligned pixels. `sharedDesign`: also refuse what a
+ * concentrated feature fit is refused for (`confirmSharedDetail`: hues over 14° apart, or the collection image's own
+ * edges missing from the query). Copies turned back upright (`confirmUpright`) are judged so: a rotated logo or
+ * herringbone turned upright aligns with other images of its design (another name, other colours) well enough for the
+ * gradients and chromaticities alone (correlations 65-78, hues 15-24° apart), while its own upright copies measured
+ * hues within 12.6° in the benchmark families.
+ */
+export interface DenseCheck {
+  sharedDesign?: boolean;
+}
+
+/**
  * A weak fit confirmed by gradient correlation (`enhancedScore`) of at least DENSE_CONFIRM_MIN. Its score is the feature
  * score floor scaled by that correlation, DEFAULT_MIN_SCORE · correlation / 100, so a match found this way always ranks
  * below every feature-verified one. `targetScale`: the target's pixels relative to the size the fit refers to.
  */
-export async function confirmDenseFit(query: RgbImage, target: RgbImage, fit: MatchResult, targetScale = 1): Promise<MatchResult | null> {
+export async function confirmDenseFit(query: RgbImage, target: RgbImage, fit: MatchResult, targetScale = 1, check: DenseCheck = {}): Promise<MatchResult | null> {
   const correlation = await enhancedScore(query, target, fit, targetScale);
   if (correlation < DENSE_CONFIRM_MIN) return null;
   // A pattern shares its grid with every pattern of that grid (tiles, weaves), whose gradients then correlate: the
@@ -198,6 +213,7 @@ export async function confirmDenseFit(query: RgbImage, target: RgbImage, fit: Ma
   // The chromaticity is dominated by a light, unsaturated ground: badges of one design in other colours pass it, and a
   // shared design that feature verification refused (`confirmSharedDetail`) would come back here. Their hues differ.
   if (huesDisagree(query, target, fit, targetScale, DENSE_MAX_HUE)) return null;
+  if (check.sharedDesign && !(await confirmSharedDetail(query, target, { ...fit, concentrated: true }, targetScale))) return null;
   return { ...fit, score: Math.round(DEFAULT_MIN_SCORE * correlation) / 100 };
 }
 
@@ -213,11 +229,27 @@ const WHOLE_IMAGE_ASPECT_TOLERANCE = 0.05;
  * (`confirmDenseFit`). On the benchmark photos, copies of smooth wallpapers (JPEG q10-30, blur) correlated 80-98 under
  * this alignment, while 61 pairs of different photos with hashes within 10 bits reached at most 40.
  */
-export async function confirmWholeImage(query: ImageEvidence, target: ImageEvidence, flipped: boolean): Promise<MatchResult | null> {
+export async function confirmWholeImage(query: ImageEvidence, target: ImageEvidence, flipped: boolean, check: DenseCheck = {}): Promise<MatchResult | null> {
   const { rgb: q } = query;
   const t = target.features;
   if (Math.abs((q.width / q.height) / (t.width / t.height) - 1) > WHOLE_IMAGE_ASPECT_TOLERANCE) return null;
   const scale = [q.width / t.width, 0, 0, 0, q.height / t.height, 0, 0, 0, 1];
   const transform = flipped ? multiply([-1, 0, q.width - 1, 0, 1, 0, 0, 0, 1], scale) : scale;
-  return confirmDenseFit(q, target.rgb, matchMetrics(query.features, t, transform, 0, flipped), target.rgb.width / t.width);
+  return confirmDenseFit(q, target.rgb, matchMetrics(query.features, t, transform, 0, flipped), target.rgb.width / t.width, check);
+}
+
+/** How the second chances judge a query turned upright (see `DenseCheck`). */
+export const UPRIGHT_CHECK: DenseCheck = { sharedDesign: true };
+
+/**
+ * The second chances of a pair (`confirmDense`, then `confirmWholeImage`) for a query whose edges show a rotation off
+ * the axes, tried on the query turned back upright (`uprightCopy`) and judged as UPRIGHT_CHECK, and told in the query's
+ * own frame. Null when the query shows no rotation or neither chance confirms the upright copy.
+ */
+export async function confirmUpright(query: ImageEvidence, target: ImageEvidence, opts: { checkHorizontalFlip?: boolean } = {}): Promise<MatchResult | null> {
+  const upright = uprightCopy(query.rgb, rgbToGray(query.rgb));
+  if (!upright) return null;
+  const uprightQuery = { rgb: upright.rgb, features: await extractFeatures(upright.gray, { includeMirror: opts.checkHorizontalFlip }) };
+  const match = (await confirmDense(uprightQuery, target, opts, UPRIGHT_CHECK)) ?? (await confirmWholeImage(uprightQuery, target, false, UPRIGHT_CHECK));
+  return match && matchInRotatedFrame(match, upright.toRotated, query.features, target.features);
 }

@@ -73,3 +73,23 @@ export async function smoothWallpaper(seed: number): Promise<RgbImage> {
   const { data, info } = await sharp(Buffer.from(svg)).removeAlpha().raw().toBuffer({ resolveWithObject: true });
   return { data: new Uint8Array(data), width: info.width, height: info.height };
 }
+
+/**
+ * A soft wallpaper of a few large colour blobs blurred into a diagonal gradient: its corners (ORB finds many, all soft)
+ * do not survive a rotation well enough for feature verification or a weak fit.
+ */
+export async function softBlobs(seed: number): Promise<RgbImage> {
+  const rnd = seededRandom(seed);
+  const [width, height] = [800, 560];
+  const blobs = Array.from({ length: 6 }, () => {
+    const [cx, cy] = [rnd() * width, rnd() * height];
+    const [rx, ry] = [width * (0.08 + rnd() * 0.25), height * (0.08 + rnd() * 0.25)];
+    return `<ellipse cx="${cx}" cy="${cy}" rx="${rx}" ry="${ry}" fill="hsl(${Math.floor(rnd() * 360)},70%,${30 + rnd() * 50}%)" opacity="0.8"/>`;
+  });
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">
+    <defs><linearGradient id="g" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="hsl(200,50%,25%)"/><stop offset="1" stop-color="hsl(260,50%,60%)"/></linearGradient>
+    <filter id="b"><feGaussianBlur stdDeviation="${width * 0.03}"/></filter></defs>
+    <rect width="${width}" height="${height}" fill="url(#g)"/><g filter="url(#b)">${blobs.join('')}</g></svg>`;
+  const { data, info } = await sharp(Buffer.from(svg)).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  return { data: new Uint8Array(data), width: info.width, height: info.height };
+}

@@ -1,6 +1,6 @@
 import { DEFAULT_MIN_SCORE, RgbImage } from '@loupe/fingerprint';
 import { crop, cropBox, rotate } from '@loupe/fingerprint/src/testing/edits';
-import { syntheticImage } from '@loupe/fingerprint/src/testing/synthetic-images';
+import { softBlobs, syntheticImage } from '@loupe/fingerprint/src/testing/synthetic-images';
 import { flatColor, rawSharp } from '@loupe/imaging/src/testing/test-images';
 import { BlobStore, Db, ImageRepository, MatchIndexRepository } from '@loupe/storage';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -40,6 +40,8 @@ describe('MatchService on a small collection added through ingest', () => {
       originals.set(seed, await syntheticImage(seed));
       entries.push({ filepath: `labels/label-${seed}.jpg`, data: await jpegOf(originals.get(seed)!) });
     }
+    originals.set(5, await softBlobs(1));
+    entries.push({ filepath: 'wallpapers/blobs.jpg', data: await jpegOf(originals.get(5)!) });
     // Copies of label 2 that match it less and less well: what offset, limit and min_score page through.
     entries.push({ filepath: 'copies/label-2-same.jpg', data: await jpegOf(originals.get(2)!) });
     entries.push({ filepath: 'copies/label-2-half.jpg', data: await jpegOf(await crop(originals.get(2)!, cropBox(originals.get(2)!, 0.45, 0, 0))) });
@@ -95,6 +97,20 @@ describe('MatchService on a small collection added through ingest', () => {
     const result = await service.search(searchPayload(await staged(await jpegOf(await syntheticImage(99)), 'other.jpg')));
     expect(result.items).toEqual([]);
     expect([result.total_results, result.total_filtered_results]).toEqual([0, 0]);
+  }, 60_000);
+
+  it('finds a smooth wallpaper rotated onto a larger canvas by turning the query back upright, and places it in the query', async () => {
+    const turned = await jpegOf(await rotate(originals.get(5)!, -20), 80);
+    const result = await service.search(searchPayload(await staged(turned, 'turned.jpg')));
+    expect(paths(result.items)).toEqual(['wallpapers/blobs.jpg']);
+    const [match] = result.items;
+    // A second chance's score: below every feature match.
+    expect(match.score).toBeLessThan(DEFAULT_MIN_SCORE);
+    // The whole wallpaper, in the middle of the rotated canvas, which it fills only in part.
+    expect(match.target_overlap_percent).toBeGreaterThan(95);
+    expect(match.query_overlap_percent).toBeLessThan(75);
+    expect((match.query_match_rect.left + match.query_match_rect.right) / 2).toBeCloseTo(50, 0);
+    expect((match.query_match_rect.top + match.query_match_rect.bottom) / 2).toBeCloseTo(50, 0);
   }, 60_000);
 
   it('ranks every copy of an image by score, and pages them by offset and limit', async () => {

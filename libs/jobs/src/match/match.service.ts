@@ -1,4 +1,4 @@
-import { confirmDense, confirmDenseFit, confirmSharedDetail, confirmWholeImage, deserializeFeatures, differenceHash, mirrorGray, overlapsForDense, weakFitOptions, enhancedScore, Features, MatchResult, renderOverlay, verifyInThisThread, verifyMatch, VerifyBatch } from '@loupe/fingerprint';
+import { confirmDense, confirmDenseFit, confirmSharedDetail, confirmUpright, DenseCheck, UPRIGHT_CHECK, confirmWholeImage, deserializeFeatures, differenceHash, matchInRotatedFrame, mirrorGray, overlapsForDense, weakFitOptions, enhancedScore, Features, MatchResult, renderOverlay, verifyInThisThread, verifyMatch, VerifyBatch } from '@loupe/fingerprint';
 import { decodeToRgb, NormalizedImage, normalizeImage } from '@loupe/imaging';
 import type { BlobStore, CollectionRef, ImageRepository, MatchIndexRepository } from '@loupe/storage';
 import type { CompareResult, ComparePayload, MatchItem, QuerySource, SearchPayload, SearchResult } from '../contracts';
@@ -6,7 +6,7 @@ import { Stopwatch } from '../stopwatch';
 import { compareColors } from './color-compare';
 import { Candidate, CollectionSearchIndex, HashProbe } from './collection-index';
 import { storeOverlay } from './overlay-store';
-import { LoadedQuery, QueryLoader } from './query-loader';
+import { LoadedQuery, QueryLoader, uprightQuery } from './query-loader';
 import { matchVocabulary } from './vocabulary';
 import { MAX_VERIFIED, verifyInRounds, verifyStoredFeatures } from './verify-rounds';
 
@@ -81,9 +81,7 @@ export class MatchService {
         fetched,
       );
       const verified = await verifyInRounds(ranked, wanted, verifyBatch);
-      const found =
-        verified.length > 0 ? verified : await this.confirmDensely(ref, query, ranked.slice(0, DENSE_CANDIDATES), fetched, paths, options.check_horizontal_flip);
-      if (found.length === 0) found.push(...(await this.confirmWholeImages(ref, query, fetched, paths, payload)));
+      const found = verified.length > 0 ? verified : await this.secondChances(ref, query, ranked.slice(0, DENSE_CANDIDATES), fetched, paths, payload);
       const matches = found.map(({ candidate: imagePk, result: match }) => ({ filepath: paths.get(imagePk)!, imagePk, match }));
       // A search by a collection filepath returns that image itself first (docs/protocol.md §7): an identical copy
       // under another path scores the same, and the order of paths must not put the copy ahead of it.
@@ -123,7 +121,8 @@ export class MatchService {
       const verified = await verifyMatch(first.features, second.features, { checkHorizontalFlip: options.check_horizontal_flip });
       const match =
         (verified && (await confirmSharedDetail(first.rgb, second.rgb, verified))) ??
-        (await confirmDense(first, second, { checkHorizontalFlip: options.check_horizontal_flip }));
+        (await confirmDense(first, second, { checkHorizontalFlip: options.check_horizontal_flip })) ??
+        (await confirmUpright(first, second, { checkHorizontalFlip: options.check_horizontal_flip }));
       const items: MatchItem[] = [];
       if (match && match.score >= options.min_score) items.push(await this.describeCompare(first, second, match, payload));
       return { query_filepath: first.label, items, time_resize: resizeWatch.elapsed, time_compare: compareWatch.stop() };
@@ -166,23 +165,46 @@ export class MatchService {
   }
 
   /**
-   * When no candidate passed feature verification, the best-voted few get the dense second chance (`confirmDense`):
-   * smooth or faint images whose copies keep too few corners for the feature check. Their weak fits run on the
-   * verification threads; only a candidate whose fit overlaps enough has its row looked up and its pixels read and
-   * correlated.
+   * When no candidate passed feature verification: the dense second chance for the best-voted few (`weakFits`,
+   * `confirmFits`), then the whole-image one (`confirmWholeImages`), then both again on the query turned back upright
+   * when its edges show a rotation off the axes (`uprightQuery`), judged as UPRIGHT_CHECK, what they find told in the
+   * query's own frame. Copies of patterns, smooth artwork and logos rotated by 20° fail both chances as they are (their
+   * corners turn less cleanly than a photo's, and a rotated canvas is not the collection image's frame); upright they
+   * are crops and whole copies again. The upright copy keeps the candidates of the rotated query's vote (its words are
+   * nearly the upright one's).
    */
-  private async confirmDensely(
-    ref: CollectionRef,
-    query: LoadedQuery,
-    candidates: number[],
-    /** Features read by the verification rounds, which always cover the best-voted candidates. */
-    stored: ReadonlyMap<number, Buffer>,
-    paths: Map<number, string>,
-    checkHorizontalFlip: boolean,
-  ) {
+  private async secondChances(ref: CollectionRef, query: LoadedQuery, candidates: number[], fetched: Map<number, Buffer>, paths: Map<number, string>, payload: SearchPayload) {
+    const flip = payload.options.check_horizontal_flip;
+    const dense = await this.confirmFits(ref, query, await this.weakFits(query, candidates, fetched, flip), paths);
+    if (dense.length > 0) return dense;
+    const whole = await this.confirmWholeImages(ref, query, fetched, paths, payload);
+    if (whole.length > 0) return whole;
+    const upright = await uprightQuery(query, flip);
+    if (!upright) return [];
+    const found = await this.confirmFits(ref, upright, await this.weakFits(upright, candidates, fetched, flip), paths, UPRIGHT_CHECK);
+    if (found.length === 0) found.push(...(await this.confirmWholeImages(ref, upright, fetched, paths, payload, UPRIGHT_CHECK)));
+    return found.map(({ candidate, result }) => ({
+      candidate,
+      result: matchInRotatedFrame(result, upright.toRotated, query.features, deserializeFeatures(fetched.get(candidate)!)),
+    }));
+  }
+
+  /**
+   * The dense second chance's alignments (`weakFitOptions`), on the verification threads, of those `candidates` that
+   * have stored features (the verification rounds read them, and always cover the best-voted), kept when they overlap
+   * enough for a pixel comparison (`overlapsForDense`).
+   */
+  private async weakFits(query: LoadedQuery, candidates: number[], stored: ReadonlyMap<number, Buffer>, checkHorizontalFlip: boolean) {
     const withFeatures = candidates.filter((imagePk) => stored.get(imagePk)?.length);
     const fits = await this.verifyAll(query.features, withFeatures.map((imagePk) => stored.get(imagePk)!), weakFitOptions(checkHorizontalFlip));
-    const fitting = withFeatures.flatMap((imagePk, i) => (fits[i] && overlapsForDense(fits[i]!) ? [{ imagePk, fit: fits[i]! }] : []));
+    return withFeatures.flatMap((imagePk, i) => (fits[i] && overlapsForDense(fits[i]!) ? [{ imagePk, fit: fits[i]! }] : []));
+  }
+
+  /**
+   * The dense second chance's pixel comparisons (`confirmDenseFit`) of weak fits: smooth or faint images whose copies
+   * keep too few corners for the feature check. Only candidates with a fit have their row looked up and pixels read.
+   */
+  private async confirmFits(ref: CollectionRef, query: LoadedQuery, fitting: Array<{ imagePk: number; fit: MatchResult }>, paths: Map<number, string>, check: DenseCheck = {}) {
     if (fitting.length === 0) return [];
     // Rows without a stored image (imported word lists only) have nothing to compare densely.
     const pixelsOf = await this.storedPixelsOf(ref, fitting.map(({ imagePk }) => imagePk), paths);
@@ -190,7 +212,7 @@ export class MatchService {
     for (const [i, { imagePk, fit }] of fitting.entries()) {
       const pixels = pixelsOf[i];
       if (!pixels) continue;
-      const result = await confirmDenseFit(query.rgb, pixels, fit, pixels.scale);
+      const result = await confirmDenseFit(query.rgb, pixels, fit, pixels.scale, check);
       if (result) found.push({ candidate: imagePk, result });
     }
     return found;
@@ -201,7 +223,7 @@ export class MatchService {
    * (or its mirror's, with flip checks) get a whole-image check (`confirmWholeImage`): copies of images too smooth for
    * corners, which keep the whole frame.
    */
-  private async confirmWholeImages(ref: CollectionRef, query: LoadedQuery, fetched: Map<number, Buffer>, paths: Map<number, string>, payload: SearchPayload) {
+  private async confirmWholeImages(ref: CollectionRef, query: LoadedQuery, fetched: Map<number, Buffer>, paths: Map<number, string>, payload: SearchPayload, check: DenseCheck = {}) {
     const probes: HashProbe[] = [{ hash: differenceHash(query.gray), flipped: false }];
     if (payload.options.check_horizontal_flip) probes.push({ hash: differenceHash(mirrorGray(query.gray)), flipped: true });
     const nearest = await this.collections.nearestByHash(ref, probes, payload.options);
@@ -223,7 +245,7 @@ export class MatchService {
       const flipped = candidates.get(imagePk)!;
       const pixels = pixelsOf[i];
       if (!pixels) continue;
-      const result = await confirmWholeImage(query, { rgb: pixels, features: deserializeFeatures(fetched.get(imagePk)!) }, flipped);
+      const result = await confirmWholeImage(query, { rgb: pixels, features: deserializeFeatures(fetched.get(imagePk)!) }, flipped, check);
       if (result) found.push({ candidate: imagePk, result });
     }
     return found;

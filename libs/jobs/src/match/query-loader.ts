@@ -1,4 +1,4 @@
-import { DEFAULT_MIN_INLIERS, extractFeatures, Features } from '@loupe/fingerprint';
+import { DEFAULT_MIN_INLIERS, extractFeatures, Features, uprightCopy } from '@loupe/fingerprint';
 import { assessImage, cropImage, decodeToRgb, findContentBox, GrayImage, grayImageOf, ImageInputError, normalizeImage, RgbImage } from '@loupe/imaging';
 import type { BlobStore, CollectionRef, ImageRepository } from '@loupe/storage';
 import { InputRefusedError, QuerySource, unreadableUploadMessage } from '../contracts';
@@ -11,6 +11,17 @@ export interface LoadedQuery {
   /** `rgb` in grey, as the features were extracted from. */
   gray: GrayImage;
   features: Features;
+}
+
+/**
+ * The query turned back upright when its edges show a rotation off the axes (`uprightCopy`), with its features and the
+ * map of its pixels back to the query's (`toRotated`); null when it shows none.
+ */
+export async function uprightQuery(query: LoadedQuery, includeMirror: boolean): Promise<(LoadedQuery & { toRotated: number[] }) | null> {
+  const upright = uprightCopy(query.rgb, query.gray);
+  if (!upright) return null;
+  const features = await extractFeatures(upright.gray, { includeMirror });
+  return { label: query.label, rgb: upright.rgb, gray: upright.gray, features, toRotated: upright.toRotated };
 }
 
 export interface LoadOptions {

@@ -1,0 +1,101 @@
+import sharp from 'sharp';
+import { describe, expect, it } from 'vitest';
+import { confirmUpright, confirmWholeImage, UPRIGHT_CHECK } from './dense-confirm';
+import { extractFeatures } from './features';
+import { derotate, dominantRotation, matchInRotatedFrame, uprightCopy } from './rotation';
+import * as edit from './testing/edits';
+import { softBlobs, smoothWallpaper, toGray } from './testing/synthetic-images';
+import type { RgbImage } from './types';
+
+/** A wall of square tiles with grout: straight edges along the axes only. */
+async function tileWall(width: number, height: number): Promise<RgbImage> {
+  const parts = [`<rect width="${width}" height="${height}" fill="#e8e4dc"/>`];
+  for (let y = 0; y < height; y += 40) {
+    for (let x = 0; x < width; x += 40) parts.push(`<rect x="${x}" y="${y}" width="36" height="36" fill="${(x + y) % 80 ? '#3b7fa8' : '#a8553b'}"/>`);
+  }
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">${parts.join('')}</svg>`;
+  const { data, info } = await sharp(Buffer.from(svg)).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  return { data: new Uint8Array(data), width: info.width, height: info.height };
+}
+
+/** Mean absolute difference of the grey pixels of two images of about the same size, over their central half. */
+function centralDifference(a: RgbImage, b: RgbImage): number {
+  const [ga, gb] = [toGray(a), toGray(b)];
+  let sum = 0;
+  let n = 0;
+  for (let y = Math.round(a.height / 4); y < Math.round((3 * a.height) / 4); y++) {
+    for (let x = Math.round(a.width / 4); x < Math.round((3 * a.width) / 4); x++) {
+      const xb = Math.round((x * b.width) / a.width);
+      const yb = Math.round((y * b.height) / a.height);
+      sum += Math.abs(ga.data[y * a.width + x] - gb.data[yb * b.width + xb]);
+      n++;
+    }
+  }
+  return sum / n;
+}
+
+describe('rotated copies', () => {
+  it('reads the rotation of a tile wall turned either way, and finds none in the upright wall', async () => {
+    const wall = await tileWall(720, 480);
+    expect(uprightCopy(wall, toGray(wall))).toBeNull();
+    for (const degrees of [20, -20, 12]) {
+      const turned = await edit.jpeg(await edit.rotate(wall, degrees), 50);
+      const rotation = dominantRotation(toGray(turned));
+      expect(Math.abs(rotation.angle - degrees)).toBeLessThan(1);
+      expect(rotation.strength).toBeGreaterThan(2);
+    }
+  });
+
+  it('turns a rotated canvas back to the original frame, without the filled corners', async () => {
+    const wallpaper = await smoothWallpaper(7);
+    const turned = await edit.rotate(wallpaper, 20);
+    const upright = derotate(turned, 20)!;
+    expect(Math.abs(upright.rgb.width - wallpaper.width)).toBeLessThanOrEqual(3);
+    expect(Math.abs(upright.rgb.height - wallpaper.height)).toBeLessThanOrEqual(3);
+    // Turned back the wrong way, the same image is far from the original.
+    expect(centralDifference(upright.rgb, wallpaper)).toBeLessThan(4);
+    expect(centralDifference(derotate(turned, -20)!.rgb, wallpaper)).toBeGreaterThan(10);
+  });
+
+  it('tells a match of the upright image in the rotated query frame', async () => {
+    const wallpaper = await smoothWallpaper(11);
+    const turned = await edit.rotate(wallpaper, -20);
+    const upright = uprightCopy(turned, toGray(turned))!;
+    expect(Math.abs(upright.angle + 20)).toBeLessThan(1);
+    const [target, query, uprightQuery] = await Promise.all([
+      extractFeatures(toGray(wallpaper)),
+      extractFeatures(toGray(turned)),
+      extractFeatures(upright.gray),
+    ]);
+    // Upright, the copy is the whole collection image again, which the whole-image check confirms.
+    const whole = await confirmWholeImage({ rgb: upright.rgb, features: uprightQuery }, { rgb: wallpaper, features: target }, false);
+    expect(whole).not.toBeNull();
+    const inQuery = matchInRotatedFrame(whole!, upright.toRotated, query, target);
+    expect((Math.atan2(inQuery.transform[3], inQuery.transform[0]) * 180) / Math.PI).toBeCloseTo(upright.angle, 3);
+    expect(inQuery.target_overlap_percent).toBeGreaterThan(97);
+    // The rotated canvas is larger than the image it holds: the image covers part of the query, centred.
+    expect(inQuery.query_overlap_percent).toBeLessThan(75);
+    expect((inQuery.query_match_rect.left + inQuery.query_match_rect.right) / 2).toBeCloseTo(50, 0);
+    expect(inQuery.score).toBe(whole!.score);
+  });
+
+  it('confirms a rotated copy upright, but not the same design in other colours, which the dense check alone would take', async () => {
+    const original = await softBlobs(1);
+    const target = { rgb: original, features: await extractFeatures(toGray(original)) };
+    const copy = await edit.jpeg(await edit.rotate(original, 20), 80);
+    const evidence = async (rgb: RgbImage) => ({ rgb, features: await extractFeatures(toGray(rgb)) });
+    expect(await confirmUpright(await evidence(copy), target)).not.toBeNull();
+
+    const { data, info } = await sharp(Buffer.from(original.data), { raw: { width: original.width, height: original.height, channels: 3 } })
+      .modulate({ hue: 20 })
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+    const colourway = { data: new Uint8Array(data), width: info.width, height: info.height };
+    const turnedColourway = await evidence(await edit.jpeg(await edit.rotate(colourway, 20), 80));
+    expect(await confirmUpright(turnedColourway, target)).toBeNull();
+    const upright = uprightCopy(turnedColourway.rgb, toGray(turnedColourway.rgb))!;
+    const uprightEvidence = await evidence(upright.rgb);
+    expect(await confirmWholeImage(uprightEvidence, target, false), 'the gradients and chromaticities agree').not.toBeNull();
+    expect(await confirmWholeImage(uprightEvidence, target, false, UPRIGHT_CHECK)).toBeNull();
+  });
+});
