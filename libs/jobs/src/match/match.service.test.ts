@@ -113,6 +113,17 @@ describe('MatchService on a small collection added through ingest', () => {
     expect((match.query_match_rect.top + match.query_match_rect.bottom) / 2).toBeCloseTo(50, 0);
   }, 60_000);
 
+  it('compares a rotated copy of the smooth wallpaper with it upright, and places the match in the rotated copy', async () => {
+    const turned = await jpegOf(await rotate(originals.get(5)!, 20), 80);
+    const result = await service.compare(comparePayload(await staged(turned, 'turned.jpg'), { filepath: 'wallpapers/blobs.jpg' }));
+    expect(result.items.map((i) => i.filepath)).toEqual(['wallpapers/blobs.jpg']);
+    const [item] = result.items;
+    expect(item.target_overlap_percent).toBeGreaterThan(95);
+    expect((item.query_match_rect.left + item.query_match_rect.right) / 2).toBeCloseTo(50, 0);
+    const other = await service.compare(comparePayload(await staged(turned, 'turned.jpg'), { filepath: 'labels/label-1.jpg' }));
+    expect(other.items).toEqual([]);
+  }, 60_000);
+
   it('ranks every copy of an image by score, and pages them by offset and limit', async () => {
     const copy = await phoneCopy(originals.get(2)!);
     // Each search consumes its staged query.
