@@ -1,10 +1,9 @@
 import { enhancedScore } from './enhanced-score';
-import { extractFeatures } from './features';
 import { applyHomography, invert, multiply } from './geometry';
 import { matchMetrics } from './match-metrics';
 import { rgbToGray } from './rgb';
-import { matchInRotatedFrame, uprightCopy } from './rotation';
-import type { Features, MatchResult, RgbImage, VerifyOptions } from './types';
+import { matchInRotatedFrame, uprightEvidence } from './rotation';
+import type { Features, GrayImage, MatchResult, RgbImage, VerifyOptions } from './types';
 import { confirmSharedDetail, huesDisagree } from './shared-detail';
 import { DEFAULT_MIN_SCORE, verifyMatch } from './verify';
 
@@ -246,10 +245,9 @@ export const UPRIGHT_CHECK: DenseCheck = { sharedDesign: true };
  * the axes, tried on the query turned back upright (`uprightCopy`) and judged as UPRIGHT_CHECK, and told in the query's
  * own frame. Null when the query shows no rotation or neither chance confirms the upright copy.
  */
-export async function confirmUpright(query: ImageEvidence, target: ImageEvidence, opts: { checkHorizontalFlip?: boolean } = {}): Promise<MatchResult | null> {
-  const upright = uprightCopy(query.rgb, rgbToGray(query.rgb));
+export async function confirmUpright(query: ImageEvidence & { gray?: GrayImage }, target: ImageEvidence, opts: { checkHorizontalFlip?: boolean } = {}): Promise<MatchResult | null> {
+  const upright = await uprightEvidence(query.rgb, query.gray ?? rgbToGray(query.rgb), opts.checkHorizontalFlip);
   if (!upright) return null;
-  const uprightQuery = { rgb: upright.rgb, features: await extractFeatures(upright.gray, { includeMirror: opts.checkHorizontalFlip }) };
-  const match = (await confirmDense(uprightQuery, target, opts, UPRIGHT_CHECK)) ?? (await confirmWholeImage(uprightQuery, target, false, UPRIGHT_CHECK));
+  const match = (await confirmDense(upright, target, opts, UPRIGHT_CHECK)) ?? (await confirmWholeImage(upright, target, false, UPRIGHT_CHECK));
   return match && matchInRotatedFrame(match, upright.toRotated, query.features, target.features);
 }

@@ -1,3 +1,4 @@
+import { extractFeatures } from './features';
 import { multiply, type Homography } from './geometry';
 import { matchMetrics } from './match-metrics';
 import { rgbToGray } from './rgb';
@@ -169,4 +170,13 @@ export function uprightCopy(rgb: RgbImage, gray: GrayImage): (Derotated & { angl
   if (strength < MIN_ROTATION_STRENGTH || Math.abs(angle) < MIN_ROTATION_DEGREES) return null;
   const upright = derotate(rgb, angle);
   return upright && { ...upright, angle };
+}
+
+/**
+ * `uprightCopy` of an image with the features of the upright copy (mirrored too with `includeMirror`, for flip
+ * checks): what the second chances are given for a rotated query. Null for an image that shows no rotation.
+ */
+export async function uprightEvidence(rgb: RgbImage, gray: GrayImage, includeMirror = false): Promise<(Derotated & { features: Features }) | null> {
+  const upright = uprightCopy(rgb, gray);
+  return upright && { ...upright, features: await extractFeatures(upright.gray, { includeMirror }) };
 }

@@ -1,4 +1,4 @@
-import { DEFAULT_MIN_INLIERS, extractFeatures, Features, uprightCopy } from '@loupe/fingerprint';
+import { DEFAULT_MIN_INLIERS, extractFeatures, Features, uprightEvidence } from '@loupe/fingerprint';
 import { assessImage, cropImage, decodeToRgb, findContentBox, GrayImage, grayImageOf, ImageInputError, normalizeImage, RgbImage } from '@loupe/imaging';
 import type { BlobStore, CollectionRef, ImageRepository } from '@loupe/storage';
 import { InputRefusedError, QuerySource, unreadableUploadMessage } from '../contracts';
@@ -18,10 +18,8 @@ export interface LoadedQuery {
  * map of its pixels back to the query's (`toRotated`); null when it shows none.
  */
 export async function uprightQuery(query: LoadedQuery, includeMirror: boolean): Promise<(LoadedQuery & { toRotated: number[] }) | null> {
-  const upright = uprightCopy(query.rgb, query.gray);
-  if (!upright) return null;
-  const features = await extractFeatures(upright.gray, { includeMirror });
-  return { label: query.label, rgb: upright.rgb, gray: upright.gray, features, toRotated: upright.toRotated };
+  const upright = await uprightEvidence(query.rgb, query.gray, includeMirror);
+  return upright && { label: query.label, rgb: upright.rgb, gray: upright.gray, features: upright.features, toRotated: upright.toRotated };
 }
 
 export interface LoadOptions {
