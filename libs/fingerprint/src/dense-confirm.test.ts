@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { confirmDense, confirmDenseFit, confirmWholeImage, weakFitOptions } from './dense-confirm';
+import { confirmDense, confirmDenseFit, confirmWeakFit, confirmWholeImage, weakFitOptions } from './dense-confirm';
 import { extractFeatures } from './features';
 import * as edit from './testing/edits';
-import { smoothWallpaper, toGray } from './testing/synthetic-images';
+import { ringTiles, smoothWallpaper, toGray } from './testing/synthetic-images';
 import type { RgbImage } from './types';
 import { DEFAULT_MIN_SCORE, verifyMatch } from './verify';
 
@@ -40,6 +40,34 @@ describe('dense confirmation of weak fits', () => {
   it('confirms no unrelated smooth image', async () => {
     const query = await evidence(await edit.jpeg(await edit.blur(await smoothWallpaper(1), 3), 10));
     for (const seed of [2, 3, 4, 5]) expect(await confirmDense(query, await evidence(await smoothWallpaper(seed)), { checkHorizontalFlip: true })).toBeNull();
+  });
+});
+
+describe('alternative alignments of a repeated pattern', () => {
+  const [glaze, ink] = ['hsl(195,60%,75%)', 'hsl(15,50%,30%)'];
+
+  it('confirms a crop of square tiles by an alternative when the pixels refute the best-supported alignment', async () => {
+    const tiles = await ringTiles(glaze, ink, 76);
+    const target = await evidence(await edit.scale(tiles, 0.5));
+    const corner = await evidence(await edit.jpeg(await edit.crop(tiles, edit.cropBox(tiles, 0.25, 1, 0)), 85));
+    const fit = await verifyMatch(corner.features, target.features, weakFitOptions());
+    expect(fit?.alternatives?.length).toBeGreaterThan(0);
+    const { alternatives, ...best } = fit!;
+    expect(await confirmWeakFit(corner.rgb, target.rgb, best)).toBeNull();
+    const match = await confirmWeakFit(corner.rgb, target.rgb, { ...best, alternatives });
+    expect(await confirmDense(corner, target)).toEqual(match);
+    expect(match).not.toBeNull();
+    expect(match!.score).toBeLessThan(DEFAULT_MIN_SCORE);
+    expect(match!.query_overlap_percent).toBeGreaterThan(90);
+    expect(match!.alternatives).toBeUndefined();
+  });
+
+  it('confirms no crop of the same tiles in another glaze', async () => {
+    const target = await evidence(await edit.scale(await ringTiles(glaze, ink, 76), 0.5));
+    const green = await ringTiles('hsl(95,45%,70%)', ink, 76);
+    for (const [x, y] of [[1, 0], [0.3, 0], [0.6, 0.5]]) {
+      expect(await confirmDense(await evidence(await edit.jpeg(await edit.crop(green, edit.cropBox(green, 0.25, x, y)), 85)), target)).toBeNull();
+    }
   });
 });
 

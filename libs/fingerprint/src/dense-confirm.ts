@@ -35,13 +35,13 @@ export interface ImageEvidence {
 }
 
 /**
- * Second chance for a pair that failed feature verification because the images have too few stable corners: the best
- * weak geometric fit (`weakFitOptions`, `overlapsForDense`) is accepted when the collection image warped by it correlates with the query pixel for
- * pixel (`confirmDenseFit`). Null when there is no such fit.
+ * Second chance for a pair that failed feature verification because the images have too few stable corners or repeat
+ * one motif: the best weak geometric fit (`weakFitOptions`), or one of its alternatives, is accepted when the collection
+ * image warped by it correlates with the query pixel for pixel (`confirmWeakFit`). Null when there is no such fit.
  */
 export async function confirmDense(query: ImageEvidence, target: ImageEvidence, opts: { checkHorizontalFlip?: boolean } = {}, check: DenseCheck = {}): Promise<MatchResult | null> {
-  const fit = await denseFit(query.features, target.features, opts);
-  return fit && (await confirmDenseFit(query.rgb, target.rgb, fit, 1, check));
+  const fit = await verifyMatch(query.features, target.features, weakFitOptions(opts.checkHorizontalFlip));
+  return fit && (await confirmWeakFit(query.rgb, target.rgb, fit, 1, check));
 }
 
 /**
@@ -69,6 +69,31 @@ export const DENSE_CROP_MIN_TARGET_OVERLAP = 20;
 export function overlapsForDense(fit: MatchResult): boolean {
   if (isWholeCopyFit(fit)) return true;
   return fit.query_overlap_percent >= DENSE_CROP_QUERY_OVERLAP && fit.target_overlap_percent >= DENSE_CROP_MIN_TARGET_OVERLAP;
+}
+
+/** Whether a weak fit or one of its alternatives is worth a dense check (`overlapsForDense`). */
+export function worthDenseCheck(fit: MatchResult): boolean {
+  return overlapsForDense(fit) || (fit.alternatives ?? []).some(overlapsForDense);
+}
+
+/**
+ * The dense check (`confirmDenseFit`) of a weak fit, then of its alternatives (`MatchResult.alternatives`), the first
+ * confirmed. An alternative is judged as a shared design too (`DenseCheck.sharedDesign`): it is another alignment to
+ * accept, and in the pair probe one aligned a logo crop with another logo of its template well enough for the
+ * gradients and chromaticities (correlation 62-64), which the shared-detail check refuses.
+ */
+export async function confirmWeakFit(query: RgbImage, target: RgbImage, fit: MatchResult, targetScale = 1, check: DenseCheck = {}): Promise<MatchResult | null> {
+  const { alternatives = [], ...best } = fit;
+  if (overlapsForDense(best)) {
+    const confirmed = await confirmDenseFit(query, target, best, targetScale, check);
+    if (confirmed) return confirmed;
+  }
+  for (const alternative of alternatives) {
+    if (!overlapsForDense(alternative)) continue;
+    const confirmed = await confirmDenseFit(query, target, alternative, targetScale, { ...check, sharedDesign: true });
+    if (confirmed) return confirmed;
+  }
+  return null;
 }
 
 /** A weak fit of a whole copy: it covers at least DENSE_MIN_OVERLAP % of both images. */
@@ -179,11 +204,6 @@ function meanChromaDifference(samples: { query: number[]; target: number[] }, ga
     n++;
   }
   return n === 0 ? 1 : sum / n;
-}
-
-async function denseFit(query: Features, target: Features, opts: { checkHorizontalFlip?: boolean }): Promise<MatchResult | null> {
-  const fit = await verifyMatch(query, target, weakFitOptions(opts.checkHorizontalFlip));
-  return fit && overlapsForDense(fit) ? fit : null;
 }
 
 /**

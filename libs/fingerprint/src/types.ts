@@ -62,6 +62,11 @@ export interface MatchResult {
    * image's pixels agree over the whole overlap too (`confirmSharedDetail`).
    */
   concentrated?: boolean;
+  /**
+   * Weak fits only (`VerifyOptions.weakFit`): other alignments the matched keypoints support, best first, for the dense
+   * check to try when this one's pixels disagree (a repeated pattern's lattice shifts and symmetric turns).
+   */
+  alternatives?: MatchResult[];
 }
 
 export interface VerifyOptions {

@@ -100,13 +100,15 @@ export async function verifyMatch(query: Features, target: Features, opts: Verif
     const mirrored = estimate(cv, query.mirrored, target, minInliers, opts.weakFit ?? false);
     if (mirrored && (!best || mirrored.inliers > best.inliers)) {
       const unmirror = [-1, 0, query.width - 1, 0, 1, 0, 0, 0, 1];
-      best = { transform: multiply(unmirror, mirrored.transform), inliers: mirrored.inliers, concentrated: mirrored.concentrated };
+      const unmirrored = (e: Estimate): Estimate => ({ ...e, transform: multiply(unmirror, e.transform) });
+      best = { ...unmirrored(mirrored), alternatives: mirrored.alternatives?.map(unmirrored) };
       flipped = true;
     }
   }
   if (!best || best.inliers < minInliers) return null;
   const result = matchMetrics(query, target, best.transform, best.inliers, flipped);
-  return best.concentrated ? { ...result, concentrated: true } : result;
+  const alternatives = best.alternatives?.map((a) => matchMetrics(query, target, a.transform, a.inliers, flipped));
+  return { ...result, ...(best.concentrated && { concentrated: true }), ...(alternatives?.length && { alternatives }) };
 }
 
 interface Fit {
@@ -119,6 +121,8 @@ interface Estimate {
   inliers: number;
   /** The inliers cover under CONCENTRATED_SPREAD of the overlap. */
   concentrated?: boolean;
+  /** Weak fits only: the other alignments the pairs support (`weakSimilarityFit`). */
+  alternatives?: Estimate[];
 }
 
 function estimate(cv: Cv, query: Features, target: Features, minInliers: number, weakFit: boolean): Estimate | null {
@@ -130,11 +134,11 @@ function pairEstimate(cv: Cv, query: Features, target: Features, pairs: Array<[n
   if (pairs.length < Math.max(4, minInliers)) return null;
   // A match's inliers turn by one rotation, so they are among the orientation-consistent pairs; when those are fewer
   // than a match needs, there is none, and RANSAC (most of a negative verification's cost) is skipped.
-  const consistent = orientationConsistent(query, target, pairs);
+  const [consistent, otherTurn] = orientationWindows(query, target, pairs, weakFit ? 2 : 1);
   const needed = weakFit ? minInliers : Math.max(minInliers, MIN_INLIER_RATIO * pairs.length);
   if (consistent.length < needed) return null;
   const threshold = Math.max(MIN_REPROJECTION_PX, REPROJECTION_SHARE * Math.max(query.width, query.height));
-  if (weakFit) return weakSimilarityFit(query, target, consistent, threshold, minInliers);
+  if (weakFit) return weakSimilarityFit(query, target, consistent, otherTurn ?? [], threshold, minInliers);
   const rounds = ransacRounds(needed / consistent.length);
   const result = withMats((track): Fit | null => {
     const src = track(cv.matFromArray(consistent.length, 1, cv.CV_32FC2, consistent.flatMap(([, t]) => [target.xy[2 * t], target.xy[2 * t + 1]])));
@@ -164,21 +168,36 @@ function pairEstimate(cv: Cv, query: Features, target: Features, pairs: Array<[n
  * are rescaled, rotated, cropped or recompressed but not tilted. Without the ratio test most of its pairs are outliers,
  * where 4-point homography RANSAC needs its full 500 rounds (+500 for the affine fallback, 5-15 ms a pair on star
  * fields); 2-point similarity samples reach the same confidence in far fewer, cheaper rounds (`similarityRansac`).
+ *
+ * The best fit comes with alternatives: RANSAC again on the pairs the best one left, and on the pairs of the second
+ * most common turn (`otherTurn`). A repeated pattern supports several alignments about equally (lattice shifts at
+ * another scale, a turn by the motif's symmetry: square tiles match turned by 90°), and the best-supported one is often
+ * not the one whose pixels agree. On the pair probe's 32 crops of patterns (25 and 50 %) the alternatives let the dense
+ * check confirm 23 instead of 19, and 2 more of 16 logo crops, with no more false fits.
  */
-function weakSimilarityFit(query: Features, target: Features, pairs: ReadonlyArray<[number, number]>, threshold: number, minInliers: number): Estimate | null {
-  const { from, to } = pairPoints(query, target, pairs);
-  const fit = similarityRansac(from, to, threshold, WEAK_FIT_RANSAC_ROUNDS, RANSAC_CONFIDENCE);
-  let best = fit && fit.inliers.length >= minInliers && isPlausibleTransform(fit.transform, target.width, target.height) ? { transform: fit.transform, inliers: fit.inliers.length } : null;
+function weakSimilarityFit(query: Features, target: Features, pairs: ReadonlyArray<[number, number]>, otherTurn: ReadonlyArray<[number, number]>, threshold: number, minInliers: number): Estimate | null {
+  const fit = (candidates: ReadonlyArray<[number, number]>) => {
+    if (candidates.length < minInliers) return null;
+    const { from, to } = pairPoints(query, target, candidates);
+    const found = similarityRansac(from, to, threshold, WEAK_FIT_RANSAC_ROUNDS, RANSAC_CONFIDENCE);
+    return found && found.inliers.length >= minInliers ? found : null;
+  };
+  const plausible = (transform: Homography) => isPlausibleTransform(transform, target.width, target.height);
+  const first = fit(pairs);
+  let best: Estimate | null = first && plausible(first.transform) ? { transform: first.transform, inliers: first.inliers.length } : null;
   // A repeated pattern's nearest neighbours are copies of the right motif in the wrong places: they agree on no single
   // fit, and RANSAC finds little. Guided growth from single pairs finds the alignment (or a lattice shift of it, as good
   // for the pixel check that follows).
   if (!best) {
     const grown = repeatedPatternFit(query, target, pairs, threshold);
-    if (grown && grown.inliers.length >= minInliers && isPlausibleTransform(grown.transform, target.width, target.height)) {
-      best = { transform: grown.transform, inliers: grown.inliers.length };
-    }
+    if (grown && grown.inliers.length >= minInliers && plausible(grown.transform)) best = { transform: grown.transform, inliers: grown.inliers.length };
   }
-  return best;
+  const used = new Set(first?.inliers);
+  const alternatives = [first && fit(pairs.filter((_, i) => !used.has(i))), fit(otherTurn)]
+    .filter((f): f is NonNullable<typeof f> => f !== null && plausible(f.transform))
+    .map((f): Estimate => ({ transform: f.transform, inliers: f.inliers.length }));
+  if (!best) return alternatives.length > 0 ? { ...alternatives[0], alternatives: alternatives.slice(1) } : null;
+  return alternatives.length > 0 ? { ...best, alternatives } : best;
 }
 
 /**
@@ -197,23 +216,35 @@ export function ransacRounds(inlierShare: number): number {
  * ~10° under blur or tilt), those of unrelated images by random angles.
  */
 export function orientationConsistent(query: Features, target: Features, pairs: ReadonlyArray<[number, number]>): Array<[number, number]> {
+  return orientationWindows(query, target, pairs, 1)[0];
+}
+
+/**
+ * The pairs of the `count` most populated orientation windows (see `orientationConsistent`) that do not overlap, most
+ * populated first: a symmetric motif (a square tile) matches its copies turned by each of its symmetries.
+ */
+function orientationWindows(query: Features, target: Features, pairs: ReadonlyArray<[number, number]>, count: number): Array<Array<[number, number]>> {
   const binOf = pairs.map(([q, t]) => {
     const turn = (((query.meta[4 * q + 1] - target.meta[4 * t + 1]) % 360) + 360) % 360;
     return Math.floor((turn / 360) * ORIENTATION_BINS) % ORIENTATION_BINS;
   });
   const bins = new Int32Array(ORIENTATION_BINS);
   for (const b of binOf) bins[b]++;
-  let best = 0;
-  let bestCount = -1;
+  const windows = new Int32Array(ORIENTATION_BINS);
   for (let b = 0; b < ORIENTATION_BINS; b++) {
-    let window = 0;
-    for (let k = 0; k < ORIENTATION_WINDOW; k++) window += bins[(b + k) % ORIENTATION_BINS];
-    if (window > bestCount) {
-      bestCount = window;
-      best = b;
-    }
+    for (let k = 0; k < ORIENTATION_WINDOW; k++) windows[b] += bins[(b + k) % ORIENTATION_BINS];
   }
-  return pairs.filter((_, i) => (binOf[i] - best + ORIENTATION_BINS) % ORIENTATION_BINS < ORIENTATION_WINDOW);
+  const starts: number[] = [];
+  const apart = (a: number, b: number) => Math.min((a - b + ORIENTATION_BINS) % ORIENTATION_BINS, (b - a + ORIENTATION_BINS) % ORIENTATION_BINS) >= ORIENTATION_WINDOW;
+  while (starts.length < count) {
+    let best = -1;
+    for (let b = 0; b < ORIENTATION_BINS; b++) {
+      if (starts.every((s) => apart(s, b)) && (best < 0 || windows[b] > windows[best])) best = b;
+    }
+    if (best < 0) break;
+    starts.push(best);
+  }
+  return starts.map((start) => pairs.filter((_, i) => (binOf[i] - start + ORIENTATION_BINS) % ORIENTATION_BINS < ORIENTATION_WINDOW));
 }
 
 function inlierPairs(pairs: Array<[number, number]>, mask: { data: Uint8Array }): Array<[number, number]> {

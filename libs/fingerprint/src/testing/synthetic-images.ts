@@ -93,3 +93,20 @@ export async function softBlobs(seed: number): Promise<RgbImage> {
   const { data, info } = await sharp(Buffer.from(svg)).removeAlpha().raw().toBuffer({ resolveWithObject: true });
   return { data: new Uint8Array(data), width: info.width, height: info.height };
 }
+
+/**
+ * Square tiles of one glaze, each with the same ring drawn in it, `tile` px apart: every keypoint has twins all over the
+ * image, and a crop aligns with it at every lattice shift and turned by quarter turns.
+ */
+export async function ringTiles(glaze: string, ink: string, tile = 64, width = 1200, height = 680): Promise<RgbImage> {
+  const cells: string[] = [];
+  for (let y = 0; y < height; y += tile) {
+    for (let x = 0; x < width; x += tile) {
+      cells.push(`<rect x="${x + 2}" y="${y + 2}" width="${tile - 4}" height="${tile - 4}" fill="${glaze}"/>`);
+      cells.push(`<circle cx="${x + tile / 2}" cy="${y + tile / 2}" r="${tile * 0.28}" fill="none" stroke="${ink}" stroke-width="${tile * 0.06}"/>`);
+    }
+  }
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}"><rect width="${width}" height="${height}" fill="#d8cfc0"/>${cells.join('')}</svg>`;
+  const { data, info } = await sharp(Buffer.from(svg)).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  return { data: new Uint8Array(data), width: info.width, height: info.height };
+}

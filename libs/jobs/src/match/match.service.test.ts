@@ -1,6 +1,6 @@
 import { DEFAULT_MIN_SCORE, RgbImage } from '@loupe/fingerprint';
 import { crop, cropBox, rotate } from '@loupe/fingerprint/src/testing/edits';
-import { softBlobs, syntheticImage } from '@loupe/fingerprint/src/testing/synthetic-images';
+import { ringTiles, softBlobs, syntheticImage } from '@loupe/fingerprint/src/testing/synthetic-images';
 import { flatColor, rawSharp } from '@loupe/imaging/src/testing/test-images';
 import { BlobStore, Db, ImageRepository, MatchIndexRepository } from '@loupe/storage';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +15,7 @@ import { SearchIndexHook } from './search-index.hook';
 import { openEmbeddedStore, type EmbeddedStore } from '../testing/embedded-store';
 
 const jpegOf = (img: RgbImage, quality = 88) => rawSharp(img).jpeg({ quality }).toBuffer();
+const [TILE_GLAZE, TILE_INK] = ['hsl(195,60%,75%)', 'hsl(15,50%,30%)'];
 
 /** What a phone does to a collection image before it is searched: a crop of most of it, a tilt, a lossy re-encode. */
 async function phoneCopy(img: RgbImage): Promise<Buffer> {
@@ -42,6 +43,8 @@ describe('MatchService on a small collection added through ingest', () => {
     }
     originals.set(5, await softBlobs(1));
     entries.push({ filepath: 'wallpapers/blobs.jpg', data: await jpegOf(originals.get(5)!) });
+    originals.set(6, await ringTiles(TILE_GLAZE, TILE_INK, 76));
+    entries.push({ filepath: 'patterns/tiles.jpg', data: await jpegOf(originals.get(6)!) });
     // Copies of label 2 that match it less and less well: what offset, limit and min_score page through.
     entries.push({ filepath: 'copies/label-2-same.jpg', data: await jpegOf(originals.get(2)!) });
     entries.push({ filepath: 'copies/label-2-half.jpg', data: await jpegOf(await crop(originals.get(2)!, cropBox(originals.get(2)!, 0.45, 0, 0))) });
@@ -111,6 +114,18 @@ describe('MatchService on a small collection added through ingest', () => {
     expect(match.query_overlap_percent).toBeLessThan(75);
     expect((match.query_match_rect.left + match.query_match_rect.right) / 2).toBeCloseTo(50, 0);
     expect((match.query_match_rect.top + match.query_match_rect.bottom) / 2).toBeCloseTo(50, 0);
+  }, 60_000);
+
+  it('finds a crop of square tiles by an alternative alignment when its pixels refute the best-supported one, and no crop of tiles in another glaze', async () => {
+    const tiles = originals.get(6)!;
+    const corner = await jpegOf(await crop(tiles, cropBox(tiles, 0.25, 0.3, 0)), 85);
+    const result = await service.search(searchPayload(await staged(corner, 'corner.jpg')));
+    expect(paths(result.items)).toEqual(['patterns/tiles.jpg']);
+    expect(result.items[0].score).toBeLessThan(DEFAULT_MIN_SCORE);
+    expect(result.items[0].query_overlap_percent).toBeGreaterThan(90);
+    const green = await ringTiles('hsl(95,45%,70%)', TILE_INK, 76);
+    const other = await service.search(searchPayload(await staged(await jpegOf(await crop(green, cropBox(green, 0.25, 0.3, 0)), 85), 'green.jpg')));
+    expect(other.items).toEqual([]);
   }, 60_000);
 
   it('compares a rotated copy of the smooth wallpaper with it upright, and places the match in the rotated copy', async () => {

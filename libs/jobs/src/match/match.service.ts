@@ -1,4 +1,4 @@
-import { confirmDense, confirmDenseFit, confirmSharedDetail, confirmUpright, DenseCheck, UPRIGHT_CHECK, confirmWholeImage, deserializeFeatures, differenceHash, matchInRotatedFrame, mirrorGray, overlapsForDense, weakFitOptions, enhancedScore, Features, MatchResult, renderOverlay, verifyInThisThread, verifyMatch, VerifyBatch } from '@loupe/fingerprint';
+import { confirmDense, confirmSharedDetail, confirmWeakFit, confirmUpright, DenseCheck, UPRIGHT_CHECK, confirmWholeImage, deserializeFeatures, differenceHash, matchInRotatedFrame, mirrorGray, weakFitOptions, worthDenseCheck, enhancedScore, Features, MatchResult, renderOverlay, verifyInThisThread, verifyMatch, VerifyBatch } from '@loupe/fingerprint';
 import { decodeToRgb, NormalizedImage, normalizeImage } from '@loupe/imaging';
 import type { BlobStore, CollectionRef, ImageRepository, MatchIndexRepository } from '@loupe/storage';
 import type { CompareResult, ComparePayload, MatchItem, QuerySource, SearchPayload, SearchResult } from '../contracts';
@@ -191,17 +191,17 @@ export class MatchService {
 
   /**
    * The dense second chance's alignments (`weakFitOptions`), on the verification threads, of those `candidates` that
-   * have stored features (the verification rounds read them, and always cover the best-voted), kept when they overlap
-   * enough for a pixel comparison (`overlapsForDense`).
+   * have stored features (the verification rounds read them, and always cover the best-voted), kept when they or their
+   * alternatives overlap enough for a pixel comparison (`worthDenseCheck`).
    */
   private async weakFits(query: LoadedQuery, candidates: number[], stored: ReadonlyMap<number, Buffer>, checkHorizontalFlip: boolean) {
     const withFeatures = candidates.filter((imagePk) => stored.get(imagePk)?.length);
     const fits = await this.verifyAll(query.features, withFeatures.map((imagePk) => stored.get(imagePk)!), weakFitOptions(checkHorizontalFlip));
-    return withFeatures.flatMap((imagePk, i) => (fits[i] && overlapsForDense(fits[i]!) ? [{ imagePk, fit: fits[i]! }] : []));
+    return withFeatures.flatMap((imagePk, i) => (fits[i] && worthDenseCheck(fits[i]!) ? [{ imagePk, fit: fits[i]! }] : []));
   }
 
   /**
-   * The dense second chance's pixel comparisons (`confirmDenseFit`) of weak fits: smooth or faint images whose copies
+   * The dense second chance's pixel comparisons (`confirmWeakFit`) of weak fits: smooth or faint images whose copies
    * keep too few corners for the feature check. Only candidates with a fit have their row looked up and pixels read.
    */
   private async confirmFits(ref: CollectionRef, query: LoadedQuery, fitting: Array<{ imagePk: number; fit: MatchResult }>, paths: Map<number, string>, check: DenseCheck = {}) {
@@ -212,7 +212,7 @@ export class MatchService {
     for (const [i, { imagePk, fit }] of fitting.entries()) {
       const pixels = pixelsOf[i];
       if (!pixels) continue;
-      const result = await confirmDenseFit(query.rgb, pixels, fit, pixels.scale, check);
+      const result = await confirmWeakFit(query.rgb, pixels, fit, pixels.scale, check);
       if (result) found.push({ candidate: imagePk, result });
     }
     return found;
