@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { confirmDense, confirmDenseFit, confirmWeakFit, confirmWholeImage, weakFitOptions } from './dense-confirm';
+import { confirmDense, confirmDenseFit, confirmWeakFit, confirmWholeImage, DENSE_CONFIRM_MIN, weakFitOptions } from './dense-confirm';
+import { enhancedScore } from './enhanced-score';
+import { matchMetrics } from './match-metrics';
 import { extractFeatures } from './features';
 import * as edit from './testing/edits';
-import { ringTiles, smoothWallpaper, toGray } from './testing/synthetic-images';
+import { linearGradient, ringTiles, smoothWallpaper, toGray } from './testing/synthetic-images';
 import type { RgbImage } from './types';
 import { DEFAULT_MIN_SCORE, verifyMatch } from './verify';
 
@@ -83,6 +85,23 @@ describe('whole-image confirmation', () => {
     const mirrored = await evidence(await edit.flip(copy.rgb));
     expect(await confirmWholeImage(mirrored, original, true)).not.toBeNull();
     expect(await confirmWholeImage(mirrored, original, false)).toBeNull();
+  });
+
+  it('confirms a recompressed copy of a plain gradient by its colours, whose gradients correlate too little, and no other gradient', async () => {
+    const stops = ['hsl(200,60%,14%)', 'hsl(175,38%,44%)', 'hsl(195,55%,22%)'];
+    const original = await evidence(await linearGradient(stops));
+    const copy = await evidence(await edit.jpeg(await edit.scale(original.rgb, 0.5), 30));
+    const wholeFrame = [copy.rgb.width / original.rgb.width, 0, 0, 0, copy.rgb.height / original.rgb.height, 0, 0, 0, 1];
+    expect(await enhancedScore(copy.rgb, original.rgb, matchMetrics(copy.features, original.features, wholeFrame, 0, false))).toBeLessThan(DENSE_CONFIRM_MIN);
+    const match = await confirmWholeImage(copy, original, false);
+    expect(match).not.toBeNull();
+    expect(match!.score).toBeLessThan(DEFAULT_MIN_SCORE);
+    const others = [
+      await linearGradient(['hsl(220,60%,14%)', 'hsl(195,38%,44%)', 'hsl(215,55%,22%)']),
+      await linearGradient(stops, 0.2, 1),
+      await linearGradient(['hsl(200,60%,22%)', 'hsl(175,38%,52%)', 'hsl(195,55%,30%)']),
+    ];
+    for (const other of others) expect(await confirmWholeImage(copy, await evidence(other), false)).toBeNull();
   });
 
   it('confirms no other smooth image and no crop of a different shape', async () => {

@@ -110,3 +110,13 @@ export async function ringTiles(glaze: string, ink: string, tile = 64, width = 1
   const { data, info } = await sharp(Buffer.from(svg)).removeAlpha().raw().toBuffer({ resolveWithObject: true });
   return { data: new Uint8Array(data), width: info.width, height: info.height };
 }
+
+/** A plain linear gradient through `stops` (CSS colours) from the top-left corner to (x2, y2) (0-1): no corner at all. */
+export async function linearGradient(stops: string[], x2 = 1, y2 = 0.6, width = 800, height = 600): Promise<RgbImage> {
+  const offsets = stops.map((colour, i) => `<stop offset="${i / (stops.length - 1)}" stop-color="${colour}"/>`).join('');
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">
+    <defs><linearGradient id="g" x1="0" y1="0" x2="${x2}" y2="${y2}">${offsets}</linearGradient></defs>
+    <rect width="${width}" height="${height}" fill="url(#g)"/></svg>`;
+  const { data, info } = await sharp(Buffer.from(svg)).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  return { data: new Uint8Array(data), width: info.width, height: info.height };
+}
