@@ -245,7 +245,7 @@ const WHOLE_IMAGE_ASPECT_TOLERANCE = 0.05;
 /**
  * Colour likeness (`colourLikeness`) that confirms a whole-image copy the gradients could not. Over the benchmark
  * families' images at half size and JPEG q30 against their originals (48 pairs), copies correlated at 0.998 or more
- * when smooth (0.59-0.99 for patterns, whose gradients confirm them instead), differing by 0.5-2.5 levels on average;
+ * when smooth (0-0.998 for patterns, whose gradients confirm them instead), differing by 0.5-2.5 levels on average;
  * the 336 pairs of different images of a family correlated at most 0.92 (flat landscapes, 27 levels apart), and those
  * whose hashes were within 10 bits at most 0.67.
  */
