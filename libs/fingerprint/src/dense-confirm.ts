@@ -232,8 +232,10 @@ export async function confirmDenseFit(query: RgbImage, target: RgbImage, fit: Ma
   if (chromaDifference(query, target, fit, targetScale) > DENSE_MAX_CHROMA_DIFFERENCE) return null;
   // The chromaticity is dominated by a light, unsaturated ground: badges of one design in other colours pass it, and a
   // shared design that feature verification refused (`confirmSharedDetail`) would come back here. Their hues differ.
-  if (huesDisagree(query, target, fit, targetScale, DENSE_MAX_HUE)) return null;
-  if (check.sharedDesign && !(await confirmSharedDetail(query, target, { ...fit, concentrated: true }, targetScale))) return null;
+  // Judged as a shared design, the shared-detail check's own hue bound (14°) refuses every pair this one would.
+  if (check.sharedDesign) {
+    if (!(await confirmSharedDetail(query, target, { ...fit, concentrated: true }, targetScale))) return null;
+  } else if (huesDisagree(query, target, fit, targetScale, DENSE_MAX_HUE)) return null;
   return { ...fit, score: Math.round(DEFAULT_MIN_SCORE * correlation) / 100 };
 }
 
