@@ -8,7 +8,8 @@ function fromRgb(img: RgbImage): Sharp {
   return sharp(Buffer.from(img.data), { raw: { width: img.width, height: img.height, channels: 3 } });
 }
 
-async function toRgb(s: Sharp): Promise<RgbImage> {
+/** The pixels of a sharp pipeline (an edit, or an SVG to render) as an RgbImage, alpha dropped. */
+export async function toRgb(s: Sharp): Promise<RgbImage> {
   const { data, info } = await s.removeAlpha().raw().toBuffer({ resolveWithObject: true });
   return { data: new Uint8Array(data), width: info.width, height: info.height };
 }

@@ -1,6 +1,7 @@
 import sharp from 'sharp';
 import { seededRandom } from '../random';
 import { rgbToGray } from '../rgb';
+import { toRgb } from './edits';
 import type { RgbImage } from '../types';
 
 /* Rich, label-like test images: gradients, overlapping shapes, words and sensor-like noise, one per seed. */
@@ -70,8 +71,7 @@ export async function smoothWallpaper(seed: number): Promise<RgbImage> {
     <defs><linearGradient id="bg" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="hsl(${hue()},60%,70%)"/><stop offset="1" stop-color="hsl(${hue()},60%,35%)"/></linearGradient>
     <filter id="soft0"><feGaussianBlur stdDeviation="5"/></filter><filter id="soft1"><feGaussianBlur stdDeviation="1"/></filter></defs>
     <rect width="800" height="600" fill="url(#bg)"/>${ribbons.join('')}</svg>`;
-  const { data, info } = await sharp(Buffer.from(svg)).removeAlpha().raw().toBuffer({ resolveWithObject: true });
-  return { data: new Uint8Array(data), width: info.width, height: info.height };
+  return toRgb(sharp(Buffer.from(svg)));
 }
 
 /**
@@ -90,8 +90,7 @@ export async function softBlobs(seed: number): Promise<RgbImage> {
     <defs><linearGradient id="g" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="hsl(200,50%,25%)"/><stop offset="1" stop-color="hsl(260,50%,60%)"/></linearGradient>
     <filter id="b"><feGaussianBlur stdDeviation="${width * 0.03}"/></filter></defs>
     <rect width="${width}" height="${height}" fill="url(#g)"/><g filter="url(#b)">${blobs.join('')}</g></svg>`;
-  const { data, info } = await sharp(Buffer.from(svg)).removeAlpha().raw().toBuffer({ resolveWithObject: true });
-  return { data: new Uint8Array(data), width: info.width, height: info.height };
+  return toRgb(sharp(Buffer.from(svg)));
 }
 
 /**
@@ -107,8 +106,7 @@ export async function ringTiles(glaze: string, ink: string, tile = 64, width = 1
     }
   }
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}"><rect width="${width}" height="${height}" fill="#d8cfc0"/>${cells.join('')}</svg>`;
-  const { data, info } = await sharp(Buffer.from(svg)).removeAlpha().raw().toBuffer({ resolveWithObject: true });
-  return { data: new Uint8Array(data), width: info.width, height: info.height };
+  return toRgb(sharp(Buffer.from(svg)));
 }
 
 /** A plain linear gradient through `stops` (CSS colours) from the top-left corner to (x2, y2) (0-1): no corner at all. */
@@ -117,6 +115,5 @@ export async function linearGradient(stops: string[], x2 = 1, y2 = 0.6, width = 
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">
     <defs><linearGradient id="g" x1="0" y1="0" x2="${x2}" y2="${y2}">${offsets}</linearGradient></defs>
     <rect width="${width}" height="${height}" fill="url(#g)"/></svg>`;
-  const { data, info } = await sharp(Buffer.from(svg)).removeAlpha().raw().toBuffer({ resolveWithObject: true });
-  return { data: new Uint8Array(data), width: info.width, height: info.height };
+  return toRgb(sharp(Buffer.from(svg)));
 }
