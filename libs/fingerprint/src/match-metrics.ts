@@ -23,7 +23,8 @@ export function matchMetrics(query: Features, target: Features, transform: Homog
   for (let i = 0; i < query.count; i++) if (insideConvex(targetInQuery, query.xy[2 * i], query.xy[2 * i + 1])) covered++;
   return {
     score: scoreFromInliers(inliers),
-    match_percent: query.count === 0 ? 0 : round1((100 * covered) / query.count),
+    // Without points (a whole-image match of a plain query), the share of the query the match covers.
+    match_percent: query.count === 0 ? areaPercent(queryOverlap, query.width, query.height) : round1((100 * covered) / query.count),
     query_overlap_percent: areaPercent(queryOverlap, query.width, query.height),
     target_overlap_percent: areaPercent(targetOverlap, target.width, target.height),
     query_match_rect: boundingRect(queryOverlap, query.width, query.height),

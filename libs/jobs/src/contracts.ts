@@ -91,8 +91,6 @@ export function unreadableUploadMessage(label: string): string {
   return `${label}: The uploaded file could not be read back; please send it again.`;
 }
 
-/** Why an image that decoded fine is still not searchable. */
-export const NO_FEATURES_REASON = 'No distinctive features were found in the image.';
 
 /** A query image: bytes staged by the gateway (upload or URL), or an image already in the collection. */
 export type QuerySource =

@@ -1,14 +1,14 @@
 import { extractFeatures, fingerprintHealth, serializeFeatures } from '@loupe/fingerprint';
 import { assessImage, decodeToRgb, grayImageOf, ImageFormat } from '@loupe/imaging';
 import type { BlobStore, ImageRepository } from '@loupe/storage';
-import { FingerprintPayload, FingerprintResult, NO_FEATURES_REASON } from './contracts';
+import { FingerprintPayload, FingerprintResult } from './contracts';
 import type { SearchIndexHook } from './match/search-index.hook';
 
 /**
  * Recomputes the features of stored images from their normalised copies: run after the feature extractor or the
  * image checks change, or to repair a collection. On the matching services the visual words and whole-image hash follow
- * in the same transaction, and every worker's cached index picks them up. Images still refused as too small or plain
- * stay (or become) unsearchable.
+ * in the same transaction, and every worker's cached index picks them up. Images still refused as too small or of a
+ * single colour stay (or become) unsearchable.
  */
 export class FingerprintService {
   constructor(
@@ -39,7 +39,6 @@ export class FingerprintService {
       const gray = grayImageOf(rgb);
       const assessment = assessImage(rgb, { format: row.format as ImageFormat, width: row.width, height: row.height });
       const features = assessment.reason === null ? await extractFeatures(gray) : null;
-      const searchable = features !== null && features.count > 0;
       await this.images.transaction(async (tx) => {
         await this.images.replaceFeatures(
           row.id,
@@ -47,8 +46,8 @@ export class FingerprintService {
             count: features?.count ?? 0,
             data: features ? serializeFeatures(features) : Buffer.alloc(0),
             health: features ? fingerprintHealth(features) : 0,
-            searchable,
-            reason: assessment.reason ?? (searchable ? null : NO_FEATURES_REASON),
+            searchable: features !== null,
+            reason: assessment.reason,
           },
           tx,
         );

@@ -5,7 +5,7 @@ import type { BlobStore, CollectionRef, ImageRepository, NewImage } from '@loupe
 import { deserialize, serialize } from 'node:v8';
 import { collectionBlobPrefix } from './blob-keys';
 import type { Compute } from './compute';
-import { IngestItem, IngestPayload, JobKind, NO_FEATURES_REASON, unreadableUploadMessage } from './contracts';
+import { IngestItem, IngestPayload, JobKind, unreadableUploadMessage } from './contracts';
 import { runJob } from './job-registry';
 import { PreparedImage, prepareImageTask } from './image-preparation';
 import type { IngestHookInput, IngestHooks } from './ingest.service';
@@ -112,7 +112,8 @@ export async function forgetIngestBlobs(blobs: BlobStore, payload: IngestPayload
 function storedForm(item: IngestItem, image: PreparedImage, keys: { original: string; normalized: string }): Pick<ReadyImage, 'row' | 'features'> {
   const { normalized, assessment, features } = image;
   const info = normalized.original;
-  const searchable = features !== null && features.count > 0;
+  // An image without a single corner is still found as a whole copy (by its hash); only refused images are not.
+  const searchable = features !== null;
   return {
     row: {
       filepath: item.filepath,
@@ -126,7 +127,7 @@ function storedForm(item: IngestItem, image: PreparedImage, keys: { original: st
       norm_blob_key: keys.normalized,
       fingerprint_health: features ? fingerprintHealth(features) : 0,
       searchable,
-      unsearchable_reason: assessment.reason ?? (searchable ? null : NO_FEATURES_REASON),
+      unsearchable_reason: assessment.reason,
       metadata: item.metadata ?? {},
       ingest_token: item.staged_key,
     },

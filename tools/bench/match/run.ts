@@ -122,7 +122,8 @@ async function search(b: Bench, data: Buffer, flip: boolean): Promise<{ result: 
     const result = (await b.processors[JobKind.Search](payload, JOB)) as SearchResult;
     return { result, ms: performance.now() - started };
   } catch (error) {
-    // A refused query (too plain after the edit: fewer than 12 ORB points) is a miss, as the caller gets no result.
+    // A refused query (too plain after the edit: fewer than 12 ORB points, and no whole copy found) is a miss, as the
+    // caller gets no result.
     if ((error as { code?: string }).code !== 'INPUT_REFUSED') throw error;
     refusals++;
     const ms = performance.now() - started;
@@ -393,7 +394,7 @@ function renderReport(ctx: {
     for (const o of first.outcomes.values()) for (const x of o) if ((x as Outcome & { family?: string }).family === f) { n++; if (x.rank === 1) h++; }
     return fmtPct(h, n);
   };
-  L.push(`Queries refused as too plain (under 12 ORB points after the edit; counted as misses, or as negatives in the FPR): ${refusals}.`, '');
+  L.push(`Queries refused as too plain (under 12 ORB points after the edit and not found as a whole copy; counted as misses, or as negatives in the FPR): ${refusals}.`, '');
   L.push(`Recall@1 by picture family at ${first.size.toLocaleString('en')}: wallpapers ${fam('wallpaper')}, astronomy ${fam('astronomy')}. IoU: target_match_rect of the right result against the known crop box (crop and combo rows; a miss counts 0).`, '');
   L.push(`False positives (held-out photos, edits: ${FPR_EDITS.join(', ')}; any result at min_score 0 counts): engine ${ctx.scales.map((s) => `${fmtPct(s.fpr.positives, s.fpr.queries)} of ${s.fpr.queries} at ${s.size.toLocaleString('en')}`).join(', ')}; dHash ${fmtPct(ctx.baseFpr.positives, ctx.baseFpr.queries)} at ${first.size.toLocaleString('en')}.`);
   const ex = ctx.scales.flatMap((s) => s.fpr.examples.map((e) => `${s.size}: ${e}`));

@@ -180,3 +180,33 @@ describe('a partitioned collection answers what the whole collection answers', (
     await queue.close();
   });
 });
+
+describe('an image without words (no corner at all)', () => {
+  it('is found by its whole-image hash and leaves the vote as it was, loaded or followed from the log', async () => {
+    const db = await openDatabase({});
+    try {
+      await migrate(db, MIGRATIONS);
+      const images = new ImageRepository(db);
+      const index = new MatchIndexRepository(db);
+      const ref = { accountId: (await new AccountRepository(db).ensure('acme')).id, service: 'match' };
+      const words = Array.from({ length: 30 }, () => randomWords());
+      for (const [i, w] of words.entries()) await insertIndexedImage({ images, index }, ref, { filepath: `photos/${i}.jpg`, words: w });
+      const request = { wordLists: [editedCopy(words[7])], filters: {} };
+      const followed = new LocalCollectionIndex(new MatchIndexCache(index));
+      const before = await followed.candidates(ref, request);
+      const [statistics] = await followed.voteStatistics(ref, request.wordLists);
+
+      const hash = randomHash();
+      await insertIndexedImage({ images, index }, ref, { filepath: 'gradients/soft.png', words: new Uint32Array(0), globalHash: () => hash });
+      const loaded = new LocalCollectionIndex(new MatchIndexCache(index));
+      for (const collection of [followed, loaded]) {
+        expect(await collection.candidates(ref, request)).toEqual(before);
+        expect((await collection.voteStatistics(ref, request.wordLists))[0].images).toBe(statistics.images);
+        const [[nearest]] = await collection.nearestByHash(ref, [{ hash: hash ^ 0b101n, flipped: false }], {});
+        expect(nearest).toMatchObject({ filepath: 'gradients/soft.png', distance: 2 });
+      }
+    } finally {
+      await db.close();
+    }
+  });
+});

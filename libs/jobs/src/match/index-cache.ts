@@ -38,7 +38,7 @@ const BYTES_PER_IMAGE_BESIDES_INDEX = 150;
 
 /** What a cached collection holds in memory, for the cache's bound. */
 export function collectionBytes(state: CollectionState): number {
-  return state.index.memoryBytes + state.index.size * BYTES_PER_IMAGE_BESIDES_INDEX;
+  return state.index.memoryBytes + state.paths.size * BYTES_PER_IMAGE_BESIDES_INDEX;
 }
 
 /** How long after a failed snapshot write (a full disk, a read-only folder) the next is tried. */
@@ -163,10 +163,10 @@ export class MatchIndexCache {
   }
 
   private snapshotDue({ state, snapshotSeq, snapshotRetryAt }: Cached): boolean {
-    if (!this.snapshotOptions || state.index.size < this.snapshotOptions.minImages) return false;
+    if (!this.snapshotOptions || state.paths.size < this.snapshotOptions.minImages) return false;
     if (snapshotRetryAt !== undefined && Date.now() < snapshotRetryAt) return false;
     // Sequence numbers are shared by every collection, so the gap over-counts this one's changes: a bound, not a count.
-    return snapshotSeq < 0 || state.seq - snapshotSeq > state.index.size * SNAPSHOT_STALE_SHARE;
+    return snapshotSeq < 0 || state.seq - snapshotSeq > state.paths.size * SNAPSHOT_STALE_SHARE;
   }
 
   /** Writes the snapshot in the background; a failure (a full disk) costs only the faster start it would give. */
@@ -201,9 +201,12 @@ export class MatchIndexCache {
 function addAll(target: CollectionState, images: IndexedImage[]): void {
   // The load and the log can both deliver an image committed during the load; a re-fingerprint is logged as a
   // remove before its add, so an image still present here has the same words.
-  const fresh = images.filter((image) => !target.index.has(image.image_pk));
+  const fresh = images.filter((image) => !target.paths.has(image.image_pk));
   // One call for the page: its appends go list by list (InvertedIndex.addAll), 2.2 times less CPU than image by image.
-  target.index.addAll(fresh.map((image) => ({ imageKey: image.image_pk, words: decodeWords(image.words) })));
+  // An image without words (no corner: found by its hash alone) stays out of the vote, whose idf and stop list count
+  // the images that can share a word.
+  const voting = fresh.map((image) => ({ imageKey: image.image_pk, words: decodeWords(image.words) })).filter(({ words }) => words.length > 0);
+  target.index.addAll(voting);
   for (const image of fresh) {
     if (image.global_hash !== null) target.hashes.add(image.image_pk, BigInt(image.global_hash));
     target.paths.set(image.image_pk, image.filepath);

@@ -1,6 +1,6 @@
 import { DEFAULT_MIN_SCORE, RgbImage } from '@loupe/fingerprint';
-import { crop, cropBox, rotate } from '@loupe/fingerprint/src/testing/edits';
-import { ringTiles, softBlobs, syntheticImage } from '@loupe/fingerprint/src/testing/synthetic-images';
+import { crop, cropBox, rotate, scale } from '@loupe/fingerprint/src/testing/edits';
+import { linearGradient, ringTiles, softBlobs, syntheticImage } from '@loupe/fingerprint/src/testing/synthetic-images';
 import { flatColor, rawSharp } from '@loupe/imaging/src/testing/test-images';
 import { BlobStore, Db, ImageRepository, MatchIndexRepository } from '@loupe/storage';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,7 +15,10 @@ import { SearchIndexHook } from './search-index.hook';
 import { openEmbeddedStore, type EmbeddedStore } from '../testing/embedded-store';
 
 const jpegOf = (img: RgbImage, quality = 88) => rawSharp(img).jpeg({ quality }).toBuffer();
+const pngOf = (img: RgbImage) => rawSharp(img).png().toBuffer();
 const [TILE_GLAZE, TILE_INK] = ['hsl(195,60%,75%)', 'hsl(15,50%,30%)'];
+/** A soft three-stop gradient: not one ORB corner, so it can only be found as a whole copy. */
+const GRADIENT_STOPS = ['hsl(200,60%,14%)', 'hsl(175,38%,44%)', 'hsl(195,55%,22%)'];
 
 /** What a phone does to a collection image before it is searched: a crop of most of it, a tilt, a lossy re-encode. */
 async function phoneCopy(img: RgbImage): Promise<Buffer> {
@@ -45,6 +48,8 @@ describe('MatchService on a small collection added through ingest', () => {
     entries.push({ filepath: 'wallpapers/blobs.jpg', data: await jpegOf(originals.get(5)!) });
     originals.set(6, await ringTiles(TILE_GLAZE, TILE_INK, 76));
     entries.push({ filepath: 'patterns/tiles.jpg', data: await jpegOf(originals.get(6)!) });
+    originals.set(7, await linearGradient(GRADIENT_STOPS));
+    entries.push({ filepath: 'wallpapers/gradient.png', data: await pngOf(originals.get(7)!) });
     // Copies of label 2 that match it less and less well: what offset, limit and min_score page through.
     entries.push({ filepath: 'copies/label-2-same.jpg', data: await jpegOf(originals.get(2)!) });
     entries.push({ filepath: 'copies/label-2-half.jpg', data: await jpegOf(await crop(originals.get(2)!, cropBox(originals.get(2)!, 0.45, 0, 0))) });
@@ -191,6 +196,51 @@ describe('MatchService on a small collection added through ingest', () => {
       code: INPUT_REFUSED,
       message: 'labels/absent.jpg: This file does not exist in the image collection.',
     });
+  }, 60_000);
+
+  it('finds copies of a gradient without a single corner as whole copies, and refuses another plain gradient as too plain', async () => {
+    const gradient = originals.get(7)!;
+    // JPEG q30 gives the copy a thousand corners of block edges, which match nothing; a PNG copy has none.
+    const copy = await staged(await jpegOf(await scale(gradient, 0.5), 30), 'gradient-copy.jpg');
+    const result = await service.search(searchPayload(copy));
+    expect(paths(result.items)).toEqual(['wallpapers/gradient.png']);
+    const [match] = result.items;
+    expect(match.score, 'a second chance scores at most a feature match\'s minimum').toBeLessThanOrEqual(DEFAULT_MIN_SCORE);
+    expect([match.query_overlap_percent, match.target_overlap_percent, match.match_percent]).toEqual([100, 100, 100]);
+    expect(await blobs.exists(copy.staged_key)).toBe(false);
+    const plainCopy = await service.search(searchPayload(await staged(await pngOf(await scale(gradient, 0.5)), 'gradient-copy.png')));
+    expect(paths(plainCopy.items)).toEqual(['wallpapers/gradient.png']);
+    expect(plainCopy.items[0].match_percent, 'without points, the share of the query matched').toBe(100);
+    const byPath = await service.search(searchPayload({ filepath: 'wallpapers/gradient.png' }));
+    expect(paths(byPath.items)).toEqual(['wallpapers/gradient.png']);
+
+    const otherHues = await linearGradient(['hsl(220,60%,14%)', 'hsl(195,38%,44%)', 'hsl(215,55%,22%)']);
+    expect((await service.search(searchPayload(await staged(await jpegOf(otherHues, 30), 'other-gradient.jpg')))).items).toEqual([]);
+    const other = await staged(await pngOf(otherHues), 'other-gradient.png');
+    await expect(service.search(searchPayload(other))).rejects.toMatchObject({
+      code: INPUT_REFUSED,
+      message: expect.stringMatching(/^other-gradient\.png: The image is too plain to search: only 0 distinctive points were found, and it is not a copy of a whole image in the collection\.$/),
+    });
+    expect(await blobs.exists(other.staged_key)).toBe(false);
+  }, 60_000);
+
+  it('compares a gradient with its recompressed copy as one item, and refuses it against another plain gradient as too plain', async () => {
+    const copy = await jpegOf(await scale(originals.get(7)!, 0.5), 30);
+    const same = await service.compare(comparePayload(await staged(copy, 'gradient-copy.jpg'), { filepath: 'wallpapers/gradient.png' }));
+    expect(same.items.map((i) => i.filepath)).toEqual(['wallpapers/gradient.png']);
+    const reversed = await service.compare(comparePayload({ filepath: 'wallpapers/gradient.png' }, await staged(copy, 'gradient-copy.jpg')));
+    expect(reversed.items.map((i) => i.filepath)).toEqual(['gradient-copy.jpg']);
+    const diagonal = await pngOf(await linearGradient(GRADIENT_STOPS, 0.2, 1));
+    await expect(service.compare(comparePayload(await staged(diagonal, 'diagonal.png'), { filepath: 'wallpapers/gradient.png' }))).rejects.toMatchObject({
+      code: INPUT_REFUSED,
+      message: expect.stringMatching(/^diagonal\.png: The image is too plain to search/),
+    });
+  }, 60_000);
+
+  it('compares an unrotated copy of a smooth wallpaper that no fit aligns as a whole copy', async () => {
+    const copy = await jpegOf(await scale(originals.get(5)!, 0.5), 20);
+    const result = await service.compare(comparePayload(await staged(copy, 'blobs-copy.jpg'), { filepath: 'wallpapers/blobs.jpg' }));
+    expect(result.items.map((i) => i.filepath)).toEqual(['wallpapers/blobs.jpg']);
   }, 60_000);
 
   it('compares a photo with the image it copies as one item, and an unrelated pair as none', async () => {

@@ -1,12 +1,12 @@
-import { confirmDense, confirmSharedDetail, confirmWeakFit, confirmUpright, DenseCheck, UPRIGHT_CHECK, confirmWholeImage, deserializeFeatures, differenceHash, matchInRotatedFrame, mirrorGray, weakFitOptions, worthDenseCheck, enhancedScore, Features, MatchResult, renderOverlay, verifyInThisThread, verifyMatch, VerifyBatch } from '@loupe/fingerprint';
+import { confirmDense, confirmSharedDetail, confirmWeakFit, confirmUpright, DenseCheck, UPRIGHT_CHECK, confirmWholeImage, deserializeFeatures, differenceHash, hashDistance, matchInRotatedFrame, mirrorGray, weakFitOptions, worthDenseCheck, enhancedScore, Features, MatchResult, renderOverlay, verifyInThisThread, verifyMatch, VerifyBatch } from '@loupe/fingerprint';
 import { decodeToRgb, NormalizedImage, normalizeImage } from '@loupe/imaging';
 import type { BlobStore, CollectionRef, ImageRepository, MatchIndexRepository } from '@loupe/storage';
-import type { CompareResult, ComparePayload, MatchItem, QuerySource, SearchPayload, SearchResult } from '../contracts';
+import { CompareResult, ComparePayload, InputRefusedError, MatchItem, QuerySource, SearchPayload, SearchResult } from '../contracts';
 import { Stopwatch } from '../stopwatch';
 import { compareColors } from './color-compare';
-import { Candidate, CollectionSearchIndex, HashProbe } from './collection-index';
+import { Candidate, CollectionSearchIndex, GLOBAL_HASH_MAX_DISTANCE, HashProbe } from './collection-index';
 import { storeOverlay } from './overlay-store';
-import { LoadedQuery, QueryLoader, uprightQuery } from './query-loader';
+import { hasDistinctivePoints, LoadedQuery, QueryLoader, tooPlainMessage, uprightQuery } from './query-loader';
 import { matchVocabulary } from './vocabulary';
 import { MAX_VERIFIED, verifyInRounds, verifyStoredFeatures } from './verify-rounds';
 
@@ -70,18 +70,9 @@ export class MatchService {
     try {
       const query = await this.loader.load(ref, payload.query, { preferredSide: payload.preferred_side, includeMirror: options.check_horizontal_flip }, resizeWatch);
       const searchWatch = new Stopwatch().start();
-      const candidates = await this.rankCandidates(ref, query.features, payload);
-      const ranked = candidates.map((c) => c.imagePk);
-      const paths = new Map(candidates.map((c) => [c.imagePk, c.filepath]));
-      const wanted = options.limit > 0 ? options.offset + options.limit : MAX_VERIFIED;
+      const paths = new Map<number, string>();
       const fetched = new Map<number, Buffer>();
-      const verifyBatch = verifyStoredFeatures(
-        (ids) => this.index.features(ids),
-        async (targets, ids) => this.confirmSharedDetails(ref, query, ids, paths, await this.verifyAll(query.features, targets, { checkHorizontalFlip: options.check_horizontal_flip })),
-        fetched,
-      );
-      const verified = await verifyInRounds(ranked, wanted, verifyBatch);
-      const found = verified.length > 0 ? verified : await this.secondChances(ref, query, ranked.slice(0, DENSE_CANDIDATES), fetched, paths, payload);
+      const found = hasDistinctivePoints(query) ? await this.matchFeatures(ref, query, payload, paths, fetched) : await this.matchWholeCopy(ref, query, payload, paths, fetched);
       const matches = found.map(({ candidate: imagePk, result: match }) => ({ filepath: paths.get(imagePk)!, imagePk, match }));
       // A search by a collection filepath returns that image itself first (docs/protocol.md §7): an identical copy
       // under another path scores the same, and the order of paths must not put the copy ahead of it.
@@ -110,6 +101,36 @@ export class MatchService {
     }
   }
 
+  /**
+   * The vote's candidates verified in rounds (`verifyInRounds`), the few whose fit concentrates on shared detail
+   * checked on their pixels; when none verifies, the second chances. Fills `paths` and `fetched` (stored features) of
+   * the candidates it reads.
+   */
+  private async matchFeatures(ref: CollectionRef, query: LoadedQuery, payload: SearchPayload, paths: Map<number, string>, fetched: Map<number, Buffer>) {
+    const options = payload.options;
+    const candidates = await this.rankCandidates(ref, query.features, payload);
+    const ranked = candidates.map((c) => c.imagePk);
+    for (const c of candidates) paths.set(c.imagePk, c.filepath);
+    const wanted = options.limit > 0 ? options.offset + options.limit : MAX_VERIFIED;
+    const verifyBatch = verifyStoredFeatures(
+      (ids) => this.index.features(ids),
+      async (targets, ids) => this.confirmSharedDetails(ref, query, ids, paths, await this.verifyAll(query.features, targets, { checkHorizontalFlip: options.check_horizontal_flip })),
+      fetched,
+    );
+    const verified = await verifyInRounds(ranked, wanted, verifyBatch);
+    return verified.length > 0 ? verified : this.secondChances(ref, query, ranked.slice(0, DENSE_CANDIDATES), fetched, paths, payload);
+  }
+
+  /**
+   * A query with too few distinctive points for the vote (a soft gradient) can still be a whole copy of a collection
+   * image: the whole-image check of its hash neighbours. Refused as too plain when it is none.
+   */
+  private async matchWholeCopy(ref: CollectionRef, query: LoadedQuery, payload: SearchPayload, paths: Map<number, string>, fetched: Map<number, Buffer>) {
+    const found = await this.confirmWholeImages(ref, query, fetched, paths, payload);
+    if (found.length === 0) throw new InputRefusedError(tooPlainMessage(query));
+    return found;
+  }
+
   async compare(payload: ComparePayload): Promise<CompareResult> {
     const ref: CollectionRef = { accountId: payload.account_id, service: payload.service };
     const options = payload.options;
@@ -118,17 +139,39 @@ export class MatchService {
       const first = await this.loader.load(ref, payload.first, { preferredSide: payload.preferred_side, includeMirror: options.check_horizontal_flip }, resizeWatch);
       const second = await this.loader.load(ref, payload.second, { preferredSide: payload.preferred_side, includeMirror: false }, resizeWatch);
       const compareWatch = new Stopwatch().start();
-      const verified = await verifyMatch(first.features, second.features, { checkHorizontalFlip: options.check_horizontal_flip });
-      const match =
-        (verified && (await confirmSharedDetail(first.rgb, second.rgb, verified))) ??
-        (await confirmDense(first, second, { checkHorizontalFlip: options.check_horizontal_flip })) ??
-        (await confirmUpright(first, second, { checkHorizontalFlip: options.check_horizontal_flip }));
+      const flip = { checkHorizontalFlip: options.check_horizontal_flip };
+      const plain = [first, second].find((image) => !hasDistinctivePoints(image));
+      const match = (plain ? null : await this.compareFeatures(first, second, flip)) ?? (await this.compareWholeImages(first, second, flip));
+      if (!match && plain) throw new InputRefusedError(tooPlainMessage(plain));
       const items: MatchItem[] = [];
       if (match && match.score >= options.min_score) items.push(await this.describeCompare(first, second, match, payload));
       return { query_filepath: first.label, items, time_resize: resizeWatch.elapsed, time_compare: compareWatch.stop() };
     } finally {
       await Promise.all([this.discardStaged(payload.first), this.discardStaged(payload.second)]);
     }
+  }
+
+  /** Feature verification of a pair, then the dense second chance, then both on the first image turned upright. */
+  private async compareFeatures(first: LoadedQuery, second: LoadedQuery, flip: { checkHorizontalFlip: boolean }): Promise<MatchResult | null> {
+    const verified = await verifyMatch(first.features, second.features, flip);
+    return (verified && (await confirmSharedDetail(first.rgb, second.rgb, verified))) ?? (await confirmDense(first, second, flip)) ?? (await confirmUpright(first, second, flip));
+  }
+
+  /**
+   * The whole-image check (`confirmWholeImage`) of a pair whose difference hashes are as near as a search's hash
+   * neighbours (GLOBAL_HASH_MAX_DISTANCE), the first image mirrored with flip checks, as a search mirrors its query:
+   * the same pairs a search would find as whole copies.
+   */
+  private async compareWholeImages(first: LoadedQuery, second: LoadedQuery, flip: { checkHorizontalFlip: boolean }): Promise<MatchResult | null> {
+    const secondHash = differenceHash(second.gray);
+    const probes = [false, ...(flip.checkHorizontalFlip ? [true] : [])];
+    for (const flipped of probes) {
+      const firstHash = differenceHash(flipped ? mirrorGray(first.gray) : first.gray);
+      if (hashDistance(firstHash, secondHash) > GLOBAL_HASH_MAX_DISTANCE) continue;
+      const match = await confirmWholeImage(first, second, flipped);
+      if (match) return match;
+    }
+    return null;
   }
 
   private async describeCompare(first: LoadedQuery, second: LoadedQuery, match: MatchResult, payload: ComparePayload): Promise<MatchItem> {

@@ -32,8 +32,21 @@ export function missingMessage(filepath: string): string {
 }
 
 /**
+ * Whether a query has enough distinctive points for the feature vote and verification (a fit needs DEFAULT_MIN_INLIERS
+ * inliers). A plainer one, a soft gradient, can still be a whole copy of a collection image (`MatchService`'s
+ * whole-image check); when it is not, it is refused with `tooPlainMessage`.
+ */
+export function hasDistinctivePoints(query: LoadedQuery): boolean {
+  return query.features.count >= DEFAULT_MIN_INLIERS;
+}
+
+export function tooPlainMessage(query: LoadedQuery): string {
+  return `${query.label}: The image is too plain to search: only ${query.features.count} distinctive points were found, and it is not a copy of a whole image in the collection.`;
+}
+
+/**
  * Turns a query source into normalised pixels and features, refusing (as the caller's error) images that are corrupt,
- * animated, extremely small, of a single color or without enough features to match anything.
+ * animated, extremely small or of a single color.
  */
 export class QueryLoader {
   constructor(
@@ -45,9 +58,6 @@ export class QueryLoader {
     const { label, rgb } = 'filepath' in source ? await this.fromCollection(ref, source.filepath, resizeWatch) : await this.fromStaged(source, options, resizeWatch);
     const gray = grayImageOf(rgb);
     const features = await extractFeatures(gray, { includeMirror: options.includeMirror });
-    if (features.count < DEFAULT_MIN_INLIERS) {
-      throw new InputRefusedError(`${label}: The image is too plain to search: only ${features.count} distinctive points were found.`);
-    }
     return { label, rgb, gray, features };
   }
 

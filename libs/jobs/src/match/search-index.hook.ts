@@ -30,7 +30,9 @@ export class SearchIndexHook implements IngestHook<SearchIndexEntry | null> {
   ) {}
 
   async analyze(input: Pick<IngestHookInput, 'features' | 'gray'>): Promise<SearchIndexEntry | null> {
-    if (!input.features || input.features.count === 0) return null;
+    // Without features (a refused image) nothing is indexed; without corners, only the hash (a soft gradient is found
+    // as a whole copy).
+    if (!input.features) return null;
     return this.run(searchIndexEntryTask, { features: input.features, gray: input.gray });
   }
 
