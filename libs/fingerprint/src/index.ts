@@ -12,7 +12,7 @@ export { scoreFromInliers, SCORE_INLIER_SCALE } from './match-metrics';
 export { enhancedScore } from './enhanced-score';
 export { confirmDense, confirmDenseFit, confirmUpright, confirmWeakFit, confirmWholeImage, UPRIGHT_CHECK, type DenseCheck, overlapsForDense, weakFitOptions, worthDenseCheck, DENSE_CONFIRM_MIN, type ImageEvidence } from './dense-confirm';
 export { confirmSharedDetail } from './shared-detail';
-export { derotate, dominantRotation, matchInRotatedFrame, uprightCopy, uprightEvidence, type Derotated, type DominantRotation } from './rotation';
+export { derotate, dominantRotation, matchInRotatedFrame, uprightCopy, uprightEvidence, type ContentBoxOf, type Derotated, type DominantRotation } from './rotation';
 export { renderOverlay } from './overlay';
 export { rgbToGray, type PixelRegion } from './rgb';
 export { loadOpenCv } from './opencv';

@@ -2,7 +2,8 @@ import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { confirmUpright, confirmWholeImage, UPRIGHT_CHECK } from './dense-confirm';
 import { extractFeatures } from './features';
-import { derotate, dominantRotation, matchInRotatedFrame, uprightCopy } from './rotation';
+import { applyHomography } from './geometry';
+import { derotate, dominantRotation, matchInRotatedFrame, uprightCopy, uprightEvidence } from './rotation';
 import * as edit from './testing/edits';
 import { softBlobs, smoothWallpaper, toGray } from './testing/synthetic-images';
 import type { RgbImage } from './types';
@@ -55,6 +56,25 @@ describe('rotated copies', () => {
     // Turned back the wrong way, the same image is far from the original.
     expect(centralDifference(upright.rgb, wallpaper)).toBeLessThan(4);
     expect(centralDifference(derotate(turned, -20)!.rgb, wallpaper)).toBeGreaterThan(10);
+  });
+
+  it('cuts the upright copy to the content box it is given, its map to the rotated image moved with the cut', async () => {
+    const turned = await edit.rotate(await smoothWallpaper(7), 20);
+    const gray = toGray(turned);
+    const whole = uprightCopy(turned, gray)!;
+    const box = { left: 12, top: 5, right: whole.rgb.width - 20, bottom: whole.rgb.height - 7 };
+    const cut = (await uprightEvidence(turned, gray, false, () => box))!;
+    expect([cut.rgb.width, cut.rgb.height]).toEqual([whole.rgb.width - 32, whole.rgb.height - 12]);
+    const [x, y] = [40, 30];
+    expect(cut.rgb.data.subarray(3 * (y * cut.rgb.width + x), 3 * (y * cut.rgb.width + x) + 3)).toEqual(
+      whole.rgb.data.subarray(3 * ((y + 5) * whole.rgb.width + x + 12), 3 * ((y + 5) * whole.rgb.width + x + 12) + 3),
+    );
+    const [a, b] = [applyHomography(cut.toRotated, x, y), applyHomography(whole.toRotated, x + 12, y + 5)];
+    expect(a[0]).toBeCloseTo(b[0], 9);
+    expect(a[1]).toBeCloseTo(b[1], 9);
+    expect(cut.features.width).toBe(cut.rgb.width);
+    const uncut = (await uprightEvidence(turned, gray, false, () => ({ left: 0, top: 0, right: whole.rgb.width, bottom: whole.rgb.height })))!;
+    expect([uncut.rgb.width, uncut.rgb.height, uncut.toRotated]).toEqual([whole.rgb.width, whole.rgb.height, whole.toRotated]);
   });
 
   it('tells a match of the upright image in the rotated query frame', async () => {

@@ -172,11 +172,35 @@ export function uprightCopy(rgb: RgbImage, gray: GrayImage): (Derotated & { angl
   return upright && { ...upright, angle };
 }
 
+/** Pixel bounds of an image's content, right and bottom exclusive: the imaging library's `findContentBox`. */
+export type ContentBoxOf = (rgb: RgbImage) => { left: number; top: number; right: number; bottom: number };
+
 /**
  * `uprightCopy` of an image with the features of the upright copy (mirrored too with `includeMirror`, for flip
  * checks): what the second chances are given for a rotated query. Null for an image that shows no rotation.
+ *
+ * With `contentBox`, the upright copy is cut to its content as every image is when it is added or queried: a copy
+ * rotated onto a larger canvas keeps, inside the canvas, the flat or smoothly shaded edges (a gradient's ends) that
+ * the collection image lost to that cut, and with them a frame of another shape than the collection image's.
  */
-export async function uprightEvidence(rgb: RgbImage, gray: GrayImage, includeMirror = false): Promise<(Derotated & { features: Features }) | null> {
-  const upright = uprightCopy(rgb, gray);
-  return upright && { ...upright, features: await extractFeatures(upright.gray, { includeMirror }) };
+export async function uprightEvidence(rgb: RgbImage, gray: GrayImage, includeMirror = false, contentBox?: ContentBoxOf): Promise<(Derotated & { features: Features }) | null> {
+  const turned = uprightCopy(rgb, gray);
+  if (!turned) return null;
+  const upright = contentBox ? cutTo(turned, contentBox(turned.rgb)) : turned;
+  return { ...upright, features: await extractFeatures(upright.gray, { includeMirror }) };
+}
+
+/** An upright copy cut to `box`, its map to the rotated image moved by the cut. */
+function cutTo(upright: Derotated, box: { left: number; top: number; right: number; bottom: number }): Derotated {
+  const { rgb } = upright;
+  if (box.left === 0 && box.top === 0 && box.right === rgb.width && box.bottom === rgb.height) return upright;
+  const width = box.right - box.left;
+  const height = box.bottom - box.top;
+  const data = new Uint8Array(width * height * 3);
+  for (let y = 0; y < height; y++) {
+    const from = ((box.top + y) * rgb.width + box.left) * 3;
+    data.set(rgb.data.subarray(from, from + width * 3), y * width * 3);
+  }
+  const cut = { data, width, height };
+  return { rgb: cut, gray: rgbToGray(cut), toRotated: multiply(upright.toRotated, [1, 0, box.left, 0, 1, box.top, 0, 0, 1]) };
 }

@@ -19,6 +19,8 @@ const pngOf = (img: RgbImage) => rawSharp(img).png().toBuffer();
 const [TILE_GLAZE, TILE_INK] = ['hsl(195,60%,75%)', 'hsl(15,50%,30%)'];
 /** A soft three-stop gradient: not one ORB corner, so it can only be found as a whole copy. */
 const GRADIENT_STOPS = ['hsl(200,60%,14%)', 'hsl(175,38%,44%)', 'hsl(195,55%,22%)'];
+/** A left-to-right gradient with flat ends, which the border cut of ingest takes off (a fifth of the width each). */
+const BANDED_STOPS = ['hsl(30,60%,30%)', 'hsl(30,60%,30%)', 'hsl(200,50%,50%)', 'hsl(230,50%,50%)', 'hsl(260,40%,60%)', 'hsl(260,40%,60%)'];
 
 /** What a phone does to a collection image before it is searched: a crop of most of it, a tilt, a lossy re-encode. */
 async function phoneCopy(img: RgbImage): Promise<Buffer> {
@@ -50,6 +52,8 @@ describe('MatchService on a small collection added through ingest', () => {
     entries.push({ filepath: 'patterns/tiles.jpg', data: await jpegOf(originals.get(6)!) });
     originals.set(7, await linearGradient(GRADIENT_STOPS));
     entries.push({ filepath: 'wallpapers/gradient.png', data: await pngOf(originals.get(7)!) });
+    originals.set(8, await linearGradient(BANDED_STOPS, 1, 0));
+    entries.push({ filepath: 'wallpapers/banded.png', data: await pngOf(originals.get(8)!) });
     // Copies of label 2 that match it less and less well: what offset, limit and min_score page through.
     entries.push({ filepath: 'copies/label-2-same.jpg', data: await jpegOf(originals.get(2)!) });
     entries.push({ filepath: 'copies/label-2-half.jpg', data: await jpegOf(await crop(originals.get(2)!, cropBox(originals.get(2)!, 0.45, 0, 0))) });
@@ -235,6 +239,15 @@ describe('MatchService on a small collection added through ingest', () => {
       code: INPUT_REFUSED,
       message: expect.stringMatching(/^diagonal\.png: The image is too plain to search/),
     });
+  }, 60_000);
+
+  it('finds a gradient rotated onto a larger canvas although its stored copy lost its flat ends to the border cut, cutting the upright query the same way', async () => {
+    const turned = await jpegOf(await rotate(originals.get(8)!, 20), 80);
+    const result = await service.search(searchPayload(await staged(turned, 'turned-bands.jpg')));
+    expect(paths(result.items)).toEqual(['wallpapers/banded.png']);
+    expect(result.items[0].score).toBeLessThanOrEqual(DEFAULT_MIN_SCORE);
+    const compared = await service.compare(comparePayload(await staged(turned, 'turned-bands.jpg'), { filepath: 'wallpapers/banded.png' }));
+    expect(compared.items.map((i) => i.filepath)).toEqual(['wallpapers/banded.png']);
   }, 60_000);
 
   it('compares an unrotated copy of a smooth wallpaper that no fit aligns as a whole copy', async () => {

@@ -1,5 +1,5 @@
 import { confirmDense, confirmSharedDetail, confirmWeakFit, confirmUpright, DenseCheck, UPRIGHT_CHECK, confirmWholeImage, deserializeFeatures, differenceHash, hashDistance, matchInRotatedFrame, mirrorGray, weakFitOptions, worthDenseCheck, enhancedScore, Features, MatchResult, renderOverlay, verifyInThisThread, verifyMatch, VerifyBatch } from '@loupe/fingerprint';
-import { decodeToRgb, NormalizedImage, normalizeImage } from '@loupe/imaging';
+import { decodeToRgb, findContentBox, NormalizedImage, normalizeImage } from '@loupe/imaging';
 import type { BlobStore, CollectionRef, ImageRepository, MatchIndexRepository } from '@loupe/storage';
 import { CompareResult, ComparePayload, InputRefusedError, MatchItem, QuerySource, SearchPayload, SearchResult } from '../contracts';
 import { Stopwatch } from '../stopwatch';
@@ -141,7 +141,11 @@ export class MatchService {
       const compareWatch = new Stopwatch().start();
       const flip = { checkHorizontalFlip: options.check_horizontal_flip };
       const plain = [first, second].find((image) => !hasDistinctivePoints(image));
-      const match = (plain ? null : await this.compareFeatures(first, second, flip)) ?? (await this.compareWholeImages(first, second, flip));
+      // The second chances in a search's order: dense, whole image, then both on the first image turned upright.
+      const match =
+        (plain ? null : await this.compareFeatures(first, second, flip)) ??
+        (await this.compareWholeImages(first, second, flip)) ??
+        (await confirmUpright(first, second, { ...flip, contentBox: findContentBox }));
       if (!match && plain) throw new InputRefusedError(tooPlainMessage(plain));
       const items: MatchItem[] = [];
       if (match && match.score >= options.min_score) items.push(await this.describeCompare(first, second, match, payload));
@@ -151,10 +155,10 @@ export class MatchService {
     }
   }
 
-  /** Feature verification of a pair, then the dense second chance, then both on the first image turned upright. */
+  /** Feature verification of a pair (a concentrated fit checked on its pixels), then the dense second chance. */
   private async compareFeatures(first: LoadedQuery, second: LoadedQuery, flip: { checkHorizontalFlip: boolean }): Promise<MatchResult | null> {
     const verified = await verifyMatch(first.features, second.features, flip);
-    return (verified && (await confirmSharedDetail(first.rgb, second.rgb, verified))) ?? (await confirmDense(first, second, flip)) ?? (await confirmUpright(first, second, flip));
+    return (verified && (await confirmSharedDetail(first.rgb, second.rgb, verified))) ?? (await confirmDense(first, second, flip));
   }
 
   /**

@@ -14,11 +14,12 @@ export interface LoadedQuery {
 }
 
 /**
- * The query turned back upright when its edges show a rotation off the axes (`uprightCopy`), with its features and the
- * map of its pixels back to the query's (`toRotated`); null when it shows none.
+ * The query turned back upright when its edges show a rotation off the axes (`uprightCopy`) and cut to its content as a
+ * loaded query is, with its features and the map of its pixels back to the query's (`toRotated`); null when it shows
+ * none.
  */
 export async function uprightQuery(query: LoadedQuery, includeMirror: boolean): Promise<(LoadedQuery & { toRotated: number[] }) | null> {
-  const upright = await uprightEvidence(query.rgb, query.gray, includeMirror);
+  const upright = await uprightEvidence(query.rgb, query.gray, includeMirror, findContentBox);
   return upright && { label: query.label, rgb: upright.rgb, gray: upright.gray, features: upright.features, toRotated: upright.toRotated };
 }
 
