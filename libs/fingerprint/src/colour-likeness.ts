@@ -7,7 +7,10 @@ const LIKENESS_WIDTH = 48;
 const LIKENESS_BLUR_SIGMA = 1;
 
 export interface ColourLikeness {
-  /** Mean of the pixels' correlation (Pearson, -1-1) over the channels that vary in either image; 0 when none does. */
+  /**
+   * The pixels' correlation (Pearson, -1-1) pooled over the three channels; 0 when either image is flat (under one
+   * level² of variance over its channels).
+   */
   correlation: number;
   /** Mean absolute difference of the channel values, 0-255. */
   meanDifference: number;
@@ -31,9 +34,9 @@ export async function colourLikeness(query: RgbImage, target: RgbImage, mirrored
       return Uint8Array.from(small.data as Uint8Array);
     }),
   );
-  let correlation = 0;
-  let channels = 0;
-  let difference = 0;
+  // Covariances and variances summed over the channels (each about its own mean): a channel weighs as much as it
+  // varies, so a nearly flat one (a gradient between two shades of one hue) adds its JPEG noise without deciding.
+  let [covariance, varianceQ, varianceT, difference] = [0, 0, 0, 0];
   for (let c = 0; c < 3; c++) {
     let [sq, st, sqq, stt, sqt, n] = [0, 0, 0, 0, 0, 0];
     for (let i = c; i < q.length; i += 3) {
@@ -46,11 +49,11 @@ export async function colourLikeness(query: RgbImage, target: RgbImage, mirrored
       n++;
     }
     const [mq, mt] = [sq / n, st / n];
-    const [vq, vt] = [sqq / n - mq * mq, stt / n - mt * mt];
-    // A channel flat in both (variance under one level²) has no pattern to compare; flat in one only, it disagrees.
-    if (vq <= 1 && vt <= 1) continue;
-    channels++;
-    if (vq > 1 && vt > 1) correlation += (sqt / n - mq * mt) / Math.sqrt(vq * vt);
+    covariance += sqt / n - mq * mt;
+    varianceQ += sqq / n - mq * mq;
+    varianceT += stt / n - mt * mt;
   }
-  return { correlation: channels > 0 ? correlation / channels : 0, meanDifference: difference / q.length };
+  // A flat image (under one level² over its channels) has no pattern to compare.
+  const flat = varianceQ <= 1 || varianceT <= 1;
+  return { correlation: flat ? 0 : covariance / Math.sqrt(varianceQ * varianceT), meanDifference: difference / q.length };
 }
