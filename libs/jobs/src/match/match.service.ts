@@ -123,10 +123,11 @@ export class MatchService {
 
   /**
    * A query with too few distinctive points for the vote (a soft gradient) can still be a whole copy of a collection
-   * image: the whole-image check of its hash neighbours. Refused as too plain when it is none.
+   * image: the second chances without vote candidates, that is the whole-image check of its hash neighbours, as it is
+   * and turned upright. Refused as too plain when it is none.
    */
   private async matchWholeCopy(ref: CollectionRef, query: LoadedQuery, payload: SearchPayload, paths: Map<number, string>, fetched: Map<number, Buffer>) {
-    const found = await this.confirmWholeImages(ref, query, fetched, paths, payload);
+    const found = await this.secondChances(ref, query, [], fetched, paths, payload);
     if (found.length === 0) throw new InputRefusedError(tooPlainMessage(query));
     return found;
   }
@@ -243,6 +244,7 @@ export class MatchService {
    */
   private async weakFits(query: LoadedQuery, candidates: number[], stored: ReadonlyMap<number, Buffer>, checkHorizontalFlip: boolean) {
     const withFeatures = candidates.filter((imagePk) => stored.get(imagePk)?.length);
+    if (withFeatures.length === 0) return [];
     const fits = await this.verifyAll(query.features, withFeatures.map((imagePk) => stored.get(imagePk)!), weakFitOptions(checkHorizontalFlip));
     return withFeatures.flatMap((imagePk, i) => (fits[i] && worthDenseCheck(fits[i]!) ? [{ imagePk, fit: fits[i]! }] : []));
   }
