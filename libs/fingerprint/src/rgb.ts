@@ -1,5 +1,18 @@
 import type { GrayImage, RgbImage } from './types';
 
+/** Copies the box (pixel bounds, right and bottom exclusive) out of a packed RGB image; the whole image returns itself. */
+export function cropRgb(img: RgbImage, box: { left: number; top: number; right: number; bottom: number }): RgbImage {
+  if (box.left === 0 && box.top === 0 && box.right === img.width && box.bottom === img.height) return img;
+  const width = box.right - box.left;
+  const height = box.bottom - box.top;
+  const data = new Uint8Array(width * height * 3);
+  for (let y = 0; y < height; y++) {
+    const from = ((box.top + y) * img.width + box.left) * 3;
+    data.set(img.data.subarray(from, from + width * 3), y * width * 3);
+  }
+  return { data, width, height };
+}
+
 /** A pixel rectangle; x1 and y1 exclusive. */
 export interface PixelRegion {
   x0: number;

@@ -1,7 +1,7 @@
 import { extractFeatures } from './features';
 import { multiply, type Homography } from './geometry';
 import { matchMetrics } from './match-metrics';
-import { rgbToGray } from './rgb';
+import { cropRgb, rgbToGray } from './rgb';
 import type { Features, GrayImage, MatchResult, RgbImage } from './types';
 
 /** Bins of the edge-orientation histogram over 0-90° (orientations are folded modulo 90°): 0.5° each. */
@@ -192,15 +192,7 @@ export async function uprightEvidence(rgb: RgbImage, gray: GrayImage, includeMir
 
 /** An upright copy cut to `box`, its map to the rotated image moved by the cut. */
 function cutTo(upright: Derotated, box: { left: number; top: number; right: number; bottom: number }): Derotated {
-  const { rgb } = upright;
-  if (box.left === 0 && box.top === 0 && box.right === rgb.width && box.bottom === rgb.height) return upright;
-  const width = box.right - box.left;
-  const height = box.bottom - box.top;
-  const data = new Uint8Array(width * height * 3);
-  for (let y = 0; y < height; y++) {
-    const from = ((box.top + y) * rgb.width + box.left) * 3;
-    data.set(rgb.data.subarray(from, from + width * 3), y * width * 3);
-  }
-  const cut = { data, width, height };
+  const cut = cropRgb(upright.rgb, box);
+  if (cut === upright.rgb) return upright;
   return { rgb: cut, gray: rgbToGray(cut), toRotated: multiply(upright.toRotated, [1, 0, box.left, 0, 1, box.top, 0, 0, 1]) };
 }
