@@ -1,4 +1,4 @@
-import { confirmDense, confirmSharedDetail, confirmWeakFit, confirmUpright, DenseCheck, UPRIGHT_CHECK, confirmWholeImage, deserializeFeatures, differenceHash, hashDistance, matchInRotatedFrame, mirrorGray, weakFitOptions, worthDenseCheck, enhancedScore, Features, MatchResult, renderOverlay, verifyInThisThread, verifyMatch, VerifyBatch } from '@loupe/fingerprint';
+import { confirmDense, confirmSharedDetail, confirmWeakFit, confirmUpright, DenseCheck, UPRIGHT_CHECK, confirmWholeImage, deserializeFeatures, differenceHash, hashDistance, matchInRotatedFrame, mirrorGray, weakFitOptions, worthDenseCheck, enhancedScore, Features, GrayImage, MatchResult, renderOverlay, verifyInThisThread, verifyMatch, VerifyBatch } from '@loupe/fingerprint';
 import { decodeToRgb, findContentBox, NormalizedImage, normalizeImage } from '@loupe/imaging';
 import type { BlobStore, CollectionRef, ImageRepository, MatchIndexRepository } from '@loupe/storage';
 import { CompareResult, ComparePayload, InputRefusedError, MatchItem, QuerySource, SearchPayload, SearchResult } from '../contracts';
@@ -40,6 +40,13 @@ export function matchItem(filepath: string, m: MatchResult): MatchItem {
     query_match_rect: roundRect(m.query_match_rect),
     target_match_rect: roundRect(m.target_match_rect),
   };
+}
+
+/** The whole-image hashes a query is compared by: its own, and its mirror's with flip checks. */
+function hashProbes(gray: GrayImage, checkHorizontalFlip: boolean): HashProbe[] {
+  const probes: HashProbe[] = [{ hash: differenceHash(gray), flipped: false }];
+  if (checkHorizontalFlip) probes.push({ hash: differenceHash(mirrorGray(gray)), flipped: true });
+  return probes;
 }
 
 /** The collection path a search queries by, when it does (`filepath`), else undefined. */
@@ -169,10 +176,8 @@ export class MatchService {
    */
   private async compareWholeImages(first: LoadedQuery, second: LoadedQuery, flip: { checkHorizontalFlip: boolean }): Promise<MatchResult | null> {
     const secondHash = differenceHash(second.gray);
-    const probes = [false, ...(flip.checkHorizontalFlip ? [true] : [])];
-    for (const flipped of probes) {
-      const firstHash = differenceHash(flipped ? mirrorGray(first.gray) : first.gray);
-      if (hashDistance(firstHash, secondHash) > GLOBAL_HASH_MAX_DISTANCE) continue;
+    for (const { hash, flipped } of hashProbes(first.gray, flip.checkHorizontalFlip)) {
+      if (hashDistance(hash, secondHash) > GLOBAL_HASH_MAX_DISTANCE) continue;
       const match = await confirmWholeImage(first, second, flipped);
       if (match) return match;
     }
@@ -273,8 +278,7 @@ export class MatchService {
    * corners, which keep the whole frame.
    */
   private async confirmWholeImages(ref: CollectionRef, query: LoadedQuery, fetched: Map<number, Buffer>, paths: Map<number, string>, payload: SearchPayload, check: DenseCheck = {}) {
-    const probes: HashProbe[] = [{ hash: differenceHash(query.gray), flipped: false }];
-    if (payload.options.check_horizontal_flip) probes.push({ hash: differenceHash(mirrorGray(query.gray)), flipped: true });
+    const probes = hashProbes(query.gray, payload.options.check_horizontal_flip);
     const nearest = await this.collections.nearestByHash(ref, probes, payload.options);
     const candidates = new Map<number, boolean>();
     probes.forEach(({ flipped }, i) => {
