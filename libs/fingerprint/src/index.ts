@@ -14,7 +14,7 @@ export { confirmDense, confirmDenseFit, confirmUpright, confirmWeakFit, confirmW
 export { confirmSharedDetail } from './shared-detail';
 export { derotate, dominantRotation, matchInRotatedFrame, uprightCopy, uprightEvidence, type ContentBoxOf, type Derotated, type DominantRotation } from './rotation';
 export { renderOverlay } from './overlay';
-export { cropRgb, rgbToGray, type PixelRegion } from './rgb';
+export { cropRgb, rgbToGray, type PixelBox, type PixelRegion } from './rgb';
 export { loadOpenCv } from './opencv';
 export { defineTask, runInThisThread, ThreadPool, type TaskRunner, type ThreadTask } from './pool/thread-pool';
 export { verifyOnThreads } from './pool/verify-task';

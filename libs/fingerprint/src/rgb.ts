@@ -1,7 +1,15 @@
 import type { GrayImage, RgbImage } from './types';
 
-/** Copies the box (pixel bounds, right and bottom exclusive) out of a packed RGB image; the whole image returns itself. */
-export function cropRgb(img: RgbImage, box: { left: number; top: number; right: number; bottom: number }): RgbImage {
+/** Pixel bounds inside an image; right and bottom exclusive. */
+export interface PixelBox {
+  left: number;
+  top: number;
+  right: number;
+  bottom: number;
+}
+
+/** Copies the box out of a packed RGB image; the whole image returns itself. */
+export function cropRgb(img: RgbImage, box: PixelBox): RgbImage {
   if (box.left === 0 && box.top === 0 && box.right === img.width && box.bottom === img.height) return img;
   const width = box.right - box.left;
   const height = box.bottom - box.top;

@@ -1,7 +1,7 @@
 import { extractFeatures } from './features';
 import { multiply, type Homography } from './geometry';
 import { matchMetrics } from './match-metrics';
-import { cropRgb, rgbToGray } from './rgb';
+import { cropRgb, rgbToGray, type PixelBox } from './rgb';
 import type { Features, GrayImage, MatchResult, RgbImage } from './types';
 
 /** Bins of the edge-orientation histogram over 0-90° (orientations are folded modulo 90°): 0.5° each. */
@@ -172,8 +172,8 @@ export function uprightCopy(rgb: RgbImage, gray: GrayImage): (Derotated & { angl
   return upright && { ...upright, angle };
 }
 
-/** Pixel bounds of an image's content, right and bottom exclusive: the imaging library's `findContentBox`. */
-export type ContentBoxOf = (rgb: RgbImage) => { left: number; top: number; right: number; bottom: number };
+/** The bounds of an image's content: the imaging library's `findContentBox`. */
+export type ContentBoxOf = (rgb: RgbImage) => PixelBox;
 
 /**
  * `uprightCopy` of an image with the features of the upright copy (mirrored too with `includeMirror`, for flip
@@ -191,7 +191,7 @@ export async function uprightEvidence(rgb: RgbImage, gray: GrayImage, includeMir
 }
 
 /** An upright copy cut to `box`, its map to the rotated image moved by the cut. */
-function cutTo(upright: Derotated, box: { left: number; top: number; right: number; bottom: number }): Derotated {
+function cutTo(upright: Derotated, box: PixelBox): Derotated {
   const cut = cropRgb(upright.rgb, box);
   if (cut === upright.rgb) return upright;
   return { rgb: cut, gray: rgbToGray(cut), toRotated: multiply(upright.toRotated, [1, 0, box.left, 0, 1, box.top, 0, 0, 1]) };

@@ -1,12 +1,8 @@
+import type { PixelBox } from '@loupe/fingerprint';
 import type { RgbImage } from './types';
 
 /** Pixel bounds of an image's content; right and bottom are exclusive. */
-export interface BorderBox {
-  left: number;
-  top: number;
-  right: number;
-  bottom: number;
-}
+export type BorderBox = PixelBox;
 
 /**
  * Largest difference (levels, any channel) between a pixel and its line's mean color that
