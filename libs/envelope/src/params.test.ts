@@ -87,6 +87,15 @@ describe('Params', () => {
     expect(() => new Params([['image_id', 'x'.repeat(256)]]).string('image_id', { maxLength: 255 })).toThrow(/longer than 255/);
   });
 
+  it('refuses a NUL character in any value it hands out, naming the parameter, since Postgres cannot store one', () => {
+    const params = new Params([['image_id[0]', '\u0000'], ['filepaths[1]', 'a\u0000b'], ['keyword', 'x\u0000']]);
+    expect(() => params.string('image_id')).toThrow(/^image_id: the value contains a NUL character \(\\u0000\)/);
+    expect(() => params.list('filepaths')).toThrow(/^filepaths: .*NUL/);
+    expect(() => params.indexed('image_id')).toThrow(/^image_id: .*NUL/);
+    expect(() => params.bool('keyword')).toThrow(/NUL/);
+    expect(new Params([['keyword', 'x\u0001']]).string('keyword')).toBe('x\u0001');
+  });
+
   it('collects files under indexed names and the single alias', () => {
     const f = (field: string) => ({ field, filename: `${field}.jpg`, data: Buffer.from('x') });
     const p = new Params([], [f('images[1]'), f('images[0]'), f('image')]);

@@ -82,7 +82,7 @@ export class Params {
     const plain = candidates.filter((e) => e.parts.index === undefined);
     const sent = (plain.length > 0 ? plain : candidates).filter((e) => e.value !== '');
     if (sent.length === 0) return undefined;
-    const value = sent[0].value;
+    const value = storable(name, sent[0].value);
     if (sent.some((e) => e.value !== value)) {
       throw new ParamError(`${name}: this parameter was sent ${sent.length} times with different values; send it once.`);
     }
@@ -134,13 +134,13 @@ export class Params {
    * between parallel lists (`urls[1]` with `filepaths[1]`).
    */
   list(base: string, alias?: string): string[] {
-    return ordered(this.fields.filter((e) => e.parts.base === base || (alias !== undefined && e.parts.base === alias)));
+    return ordered(this.fields.filter((e) => e.parts.base === base || (alias !== undefined && e.parts.base === alias)).map(storableEntry));
   }
 
   /** Indexed values by position, keeping gaps as undefined (parallel lists such as `image_ids[n]`). */
   indexed(base: string, alias?: string): Map<number, string> {
     const out = new Map<number, string>();
-    const entries = this.fields.filter((e) => e.parts.base === base || (alias !== undefined && e.parts.base === alias));
+    const entries = this.fields.filter((e) => e.parts.base === base || (alias !== undefined && e.parts.base === alias)).map(storableEntry);
     let next = 0;
     for (const e of [...entries].sort(byIndexThenSeq)) {
       const position = typeof e.parts.index === 'number' ? e.parts.index : next;
@@ -168,6 +168,20 @@ export class Params {
   fileFieldNames(): string[] {
     return [...new Set(this.uploads.map((e) => e.parts.base))];
   }
+}
+
+/**
+ * No parameter takes a NUL character: Postgres refuses one in text and jsonb outright (an error, not a non-match), so a
+ * value holding one, read anywhere (a path, an image_id, a keyword), would fail its write or lookup as an internal error.
+ */
+function storable(name: string, value: string): string {
+  if (value.includes('\u0000')) throw new ParamError(`${name}: the value contains a NUL character (\\u0000), which no parameter accepts.`);
+  return value;
+}
+
+function storableEntry(entry: Entry<string>): Entry<string> {
+  storable(entry.parts.base, entry.value);
+  return entry;
 }
 
 function checkRange(name: string, value: number, rule: NumberRule): number {

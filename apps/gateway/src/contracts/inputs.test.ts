@@ -9,7 +9,8 @@ describe('paths to look up are checked as add checks them', () => {
 
   it('refuses an over-long path quoting its start, and one with control characters (a NUL byte failed in Postgres)', () => {
     expect(() => read([['filepaths[0]', 'x'.repeat(100_000)]])).toThrow(`${'x'.repeat(60)}…: filepath is longer than 1024 characters.`);
-    expect(() => read([['filepath', 'a\u0000b']])).toThrow('"a\\u0000b": filepath contains control characters.');
+    expect(() => read([['filepath', 'a\u0001b']])).toThrow('"a\\u0001b": filepath contains control characters.');
+    expect(() => read([['filepath', 'a\u0000b']])).toThrow('filepath: the value contains a NUL character (\\u0000), which no parameter accepts.');
     expect(() => refuseBadPath('a\u0000b')).toThrow(/control characters/);
   });
 
