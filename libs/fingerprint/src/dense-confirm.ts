@@ -1,8 +1,9 @@
 import { colourLikeness } from './colour-likeness';
+import { locateCrop } from './crop-locator';
 import { enhancedScore } from './enhanced-score';
 import { applyHomography, invert, multiply } from './geometry';
 import { matchMetrics } from './match-metrics';
-import { rgbToGray } from './rgb';
+import { cropRgb, rgbToGray } from './rgb';
 import { ContentBoxOf, matchInRotatedFrame, uprightEvidence } from './rotation';
 import type { Features, GrayImage, MatchResult, RgbImage, VerifyOptions } from './types';
 import { confirmSharedDetail, huesDisagree } from './shared-detail';
@@ -280,17 +281,56 @@ export async function confirmWholeImage(query: ImageEvidence, target: ImageEvide
   return { ...fit, score: Math.round(DEFAULT_MIN_SCORE * correlation * 100) / 100 };
 }
 
+/**
+ * Colour likeness (`colourLikeness`) of a placed crop (`confirmPlacedCrop`) and the part of the collection image it
+ * covers. Over the benchmark families' 25 % and 50 % crops placed in their own images (144) and in the 23 other images
+ * of their family (3,312), the placed copies correlated at 0.8 or more and differed by at most 4 levels in 136 (the rest
+ * were misplaced, or textures that a 48 px likeness blurs away), while no other image did both: the nearest differed by
+ * 6.5 levels at a correlation of 0.78, and a logo of the same template in other colours by 7.5 at 0.96.
+ */
+const PLACED_LIKENESS_MIN_CORRELATION = 0.8;
+const PLACED_LIKENESS_MAX_DIFFERENCE = 4;
+
+/**
+ * Second chance for an upright crop whose corners are too few or too alike for a feature fit (a smooth wallpaper, a
+ * quarter of a tile wall): the query placed in the collection image by its pixels (`locateCrop`), and confirmed when it
+ * and the part of the collection image it covers agree in colour pixel for pixel (PLACED_LIKENESS_*), and, judged as
+ * a shared design, pass the shared-detail check. A placement is searched, so the best of many, and a gradient
+ * correlation that confirms a weak fit would confirm a placement of another image of the family (aurora bands at
+ * 61-73): colours decide. Scored as a whole-image copy, below every feature match.
+ */
+export async function confirmPlacedCrop(query: ImageEvidence & { gray?: GrayImage }, target: ImageEvidence, check: DenseCheck = {}): Promise<MatchResult | null> {
+  const placement = await locateCrop(query.gray ?? rgbToGray(query.rgb), rgbToGray(target.rgb));
+  if (!placement) return null;
+  const [a, , b, , c, d] = placement.transform;
+  const covered = cropRgb(target.rgb, {
+    left: Math.max(0, Math.round(-b / a)),
+    top: Math.max(0, Math.round(-d / c)),
+    right: Math.min(target.rgb.width, Math.round((query.rgb.width - b) / a)),
+    bottom: Math.min(target.rgb.height, Math.round((query.rgb.height - d) / c)),
+  });
+  const { correlation, meanDifference } = await colourLikeness(query.rgb, covered);
+  if (correlation < PLACED_LIKENESS_MIN_CORRELATION || meanDifference > PLACED_LIKENESS_MAX_DIFFERENCE) return null;
+  const targetScale = target.rgb.width / target.features.width;
+  const fit = matchMetrics(query.features, target.features, multiply(placement.transform, [targetScale, 0, 0, 0, targetScale, 0, 0, 0, 1]), 0, false);
+  if (check.sharedDesign && !(await confirmSharedDetail(query.rgb, target.rgb, { ...fit, concentrated: true }, targetScale))) return null;
+  return { ...fit, score: Math.round(DEFAULT_MIN_SCORE * correlation * 100) / 100 };
+}
+
 /** How the second chances judge a query turned upright (see `DenseCheck`). */
 export const UPRIGHT_CHECK: DenseCheck = { sharedDesign: true };
 
 /**
- * The second chances of a pair (`confirmDense`, then `confirmWholeImage`) for a query whose edges show a rotation off
- * the axes, tried on the query turned back upright (`uprightCopy`) and judged as UPRIGHT_CHECK, and told in the query's
- * own frame. Null when the query shows no rotation or neither chance confirms the upright copy.
+ * The second chances of a pair (`confirmDense`, `confirmWholeImage`, then `confirmPlacedCrop`) for a query whose edges
+ * show a rotation off the axes, tried on the query turned back upright (`uprightCopy`) and judged as UPRIGHT_CHECK, and
+ * told in the query's own frame. Null when the query shows no rotation or no chance confirms the upright copy.
  */
 export async function confirmUpright(query: ImageEvidence & { gray?: GrayImage }, target: ImageEvidence, opts: { checkHorizontalFlip?: boolean; contentBox?: ContentBoxOf } = {}): Promise<MatchResult | null> {
   const upright = await uprightEvidence(query.rgb, query.gray ?? rgbToGray(query.rgb), opts.checkHorizontalFlip, opts.contentBox);
   if (!upright) return null;
-  const match = (await confirmDense(upright, target, opts, UPRIGHT_CHECK)) ?? (await confirmWholeImage(upright, target, false, UPRIGHT_CHECK));
+  const match =
+    (await confirmDense(upright, target, opts, UPRIGHT_CHECK)) ??
+    (await confirmWholeImage(upright, target, false, UPRIGHT_CHECK)) ??
+    (await confirmPlacedCrop(upright, target, UPRIGHT_CHECK));
   return match && matchInRotatedFrame(match, upright.toRotated, query.features, target.features);
 }

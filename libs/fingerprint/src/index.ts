@@ -10,7 +10,7 @@ export type { VoteHelper } from './posting-lists';
 export { verifyMatch, DEFAULT_MIN_INLIERS, DEFAULT_MIN_SCORE, MirrorFeaturesMissingError } from './verify';
 export { scoreFromInliers, SCORE_INLIER_SCALE } from './match-metrics';
 export { enhancedScore } from './enhanced-score';
-export { confirmDense, confirmDenseFit, confirmUpright, confirmWeakFit, confirmWholeImage, UPRIGHT_CHECK, type DenseCheck, overlapsForDense, weakFitOptions, worthDenseCheck, DENSE_CONFIRM_MIN, type ImageEvidence } from './dense-confirm';
+export { confirmDense, confirmDenseFit, confirmPlacedCrop, confirmUpright, confirmWeakFit, confirmWholeImage, UPRIGHT_CHECK, type DenseCheck, overlapsForDense, weakFitOptions, worthDenseCheck, DENSE_CONFIRM_MIN, type ImageEvidence } from './dense-confirm';
 export { confirmSharedDetail } from './shared-detail';
 export { derotate, dominantRotation, matchInRotatedFrame, uprightCopy, uprightEvidence, type ContentBoxOf, type Derotated, type DominantRotation } from './rotation';
 export { renderOverlay } from './overlay';

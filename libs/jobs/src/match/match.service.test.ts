@@ -137,6 +137,23 @@ describe('MatchService on a small collection added through ingest', () => {
     expect(other.items).toEqual([]);
   }, 60_000);
 
+  it('finds a quarter of the smooth wallpaper by placing it by its pixels, and compares it with the wallpaper as one item', async () => {
+    const wallpaper = originals.get(5)!;
+    const box = cropBox(wallpaper, 0.25, 0.8, 0.2);
+    const quarter = await jpegOf(await crop(wallpaper, box), 60);
+    const result = await service.search(searchPayload(await staged(quarter, 'quarter.jpg')));
+    expect(paths(result.items)).toEqual(['wallpapers/blobs.jpg']);
+    const [match] = result.items;
+    // Scored as a whole copy: the feature floor times the colour likeness, at most the floor.
+    expect(match.score).toBeLessThanOrEqual(DEFAULT_MIN_SCORE);
+    expect(match.query_overlap_percent).toBeGreaterThan(95);
+    // Where the quarter was cut from, in percent of the wallpaper, within a few percent.
+    const expected = { left: (100 * box.left) / wallpaper.width, right: (100 * (box.left + box.width)) / wallpaper.width, top: (100 * box.top) / wallpaper.height, bottom: (100 * (box.top + box.height)) / wallpaper.height };
+    for (const side of ['left', 'right', 'top', 'bottom'] as const) expect(Math.abs(match.target_match_rect[side] - expected[side])).toBeLessThan(3);
+    const compared = await service.compare(comparePayload(await staged(quarter, 'quarter.jpg'), { filepath: 'wallpapers/blobs.jpg' }));
+    expect(compared.items.map((i) => i.filepath)).toEqual(['wallpapers/blobs.jpg']);
+  }, 60_000);
+
   it('compares a rotated copy of the smooth wallpaper with it upright, and places the match in the rotated copy', async () => {
     const turned = await jpegOf(await rotate(originals.get(5)!, 20), 80);
     const result = await service.compare(comparePayload(await staged(turned, 'turned.jpg'), { filepath: 'wallpapers/blobs.jpg' }));

@@ -1,4 +1,4 @@
-import { confirmDense, confirmSharedDetail, confirmWeakFit, confirmUpright, DenseCheck, UPRIGHT_CHECK, confirmWholeImage, deserializeFeatures, differenceHash, hashDistance, matchInRotatedFrame, mirrorGray, weakFitOptions, worthDenseCheck, enhancedScore, Features, GrayImage, MatchResult, renderOverlay, verifyInThisThread, verifyMatch, VerifyBatch } from '@loupe/fingerprint';
+import { confirmDense, confirmPlacedCrop, confirmSharedDetail, confirmWeakFit, confirmUpright, DenseCheck, UPRIGHT_CHECK, confirmWholeImage, deserializeFeatures, differenceHash, hashDistance, matchInRotatedFrame, mirrorGray, weakFitOptions, worthDenseCheck, enhancedScore, Features, GrayImage, MatchResult, renderOverlay, verifyInThisThread, verifyMatch, VerifyBatch } from '@loupe/fingerprint';
 import { decodeToRgb, findContentBox, NormalizedImage, normalizeImage } from '@loupe/imaging';
 import type { BlobStore, CollectionRef, ImageRepository, MatchIndexRepository } from '@loupe/storage';
 import { CompareResult, ComparePayload, InputRefusedError, MatchItem, QuerySource, SearchPayload, SearchResult } from '../contracts';
@@ -6,7 +6,7 @@ import { Stopwatch } from '../stopwatch';
 import { compareColors } from './color-compare';
 import { Candidate, CollectionSearchIndex, GLOBAL_HASH_MAX_DISTANCE, HashProbe } from './collection-index';
 import { storeOverlay } from './overlay-store';
-import { hasDistinctivePoints, LoadedQuery, QueryLoader, tooPlainMessage, uprightQuery } from './query-loader';
+import { hasDistinctivePoints, LoadedQuery, QueryLoader, tooPlainMessage, uprightQuery, worthPlacing } from './query-loader';
 import { matchVocabulary } from './vocabulary';
 import { MAX_VERIFIED, verifyInRounds, verifyStoredFeatures } from './verify-rounds';
 
@@ -21,6 +21,12 @@ const DENSE_CANDIDATES = 6;
  * side) samples from a copy that overlaps at least half of it.
  */
 const SECOND_CHANCE_DECODE_SIDE = 300;
+/**
+ * Best-voted candidates in which a query `worthPlacing` is placed by its pixels (`confirmPlacedCrop`) when every other
+ * chance failed: a placement costs a decode and a template search (~20 ms). In the benchmark families, the crops of
+ * smooth wallpapers and tile walls that features cannot fit were voted among the first three.
+ */
+const PLACEMENT_CANDIDATES = 3;
 
 function round1(n: number): number {
   return Math.round(n * 10) / 10;
@@ -115,7 +121,8 @@ export class MatchService {
    */
   private async matchFeatures(ref: CollectionRef, query: LoadedQuery, payload: SearchPayload, paths: Map<number, string>, fetched: Map<number, Buffer>) {
     const options = payload.options;
-    const candidates = await this.rankCandidates(ref, query.features, payload);
+    const words = matchVocabulary().vocabulary.quantize(query.features);
+    const candidates = await this.rankCandidates(ref, words, query.features, payload);
     const ranked = candidates.map((c) => c.imagePk);
     for (const c of candidates) paths.set(c.imagePk, c.filepath);
     const wanted = options.limit > 0 ? options.offset + options.limit : MAX_VERIFIED;
@@ -125,7 +132,9 @@ export class MatchService {
       fetched,
     );
     const verified = await verifyInRounds(ranked, wanted, verifyBatch);
-    return verified.length > 0 ? verified : this.secondChances(ref, query, ranked.slice(0, DENSE_CANDIDATES), fetched, paths, payload);
+    if (verified.length > 0) return verified;
+    const placing = worthPlacing(query, words) ? ranked.slice(0, PLACEMENT_CANDIDATES) : [];
+    return this.secondChances(ref, query, ranked.slice(0, DENSE_CANDIDATES), placing, fetched, paths, payload);
   }
 
   /**
@@ -134,7 +143,7 @@ export class MatchService {
    * and turned upright. Refused as too plain when it is none.
    */
   private async matchWholeCopy(ref: CollectionRef, query: LoadedQuery, payload: SearchPayload, paths: Map<number, string>, fetched: Map<number, Buffer>) {
-    const found = await this.secondChances(ref, query, [], fetched, paths, payload);
+    const found = await this.secondChances(ref, query, [], [], fetched, paths, payload);
     if (found.length === 0) throw new InputRefusedError(tooPlainMessage(query));
     return found;
   }
@@ -149,10 +158,11 @@ export class MatchService {
       const compareWatch = new Stopwatch().start();
       const flip = { checkHorizontalFlip: options.check_horizontal_flip };
       const plain = [first, second].find((image) => !hasDistinctivePoints(image));
-      // The second chances in a search's order: dense, whole image, then both on the first image turned upright.
+      // The second chances in a search's order: dense, whole image, placed crop, then those on the first image upright.
       const match =
         (plain ? null : await this.compareFeatures(first, second, flip)) ??
         (await this.compareWholeImages(first, second, flip)) ??
+        (await confirmPlacedCrop(first, second)) ??
         (await confirmUpright(first, second, { ...flip, contentBox: findContentBox }));
       if (!match && plain) throw new InputRefusedError(tooPlainMessage(plain));
       const items: MatchItem[] = [];
@@ -219,23 +229,29 @@ export class MatchService {
 
   /**
    * When no candidate passed feature verification: the dense second chance for the best-voted few (`weakFits`,
-   * `confirmFits`), then the whole-image one (`confirmWholeImages`), then both again on the query turned back upright
-   * when its edges show a rotation off the axes (`uprightQuery`), judged as UPRIGHT_CHECK, what they find told in the
-   * query's own frame. Copies of patterns, smooth artwork and logos rotated by 20° fail both chances as they are (their
-   * corners turn less cleanly than a photo's, and a rotated canvas is not the collection image's frame); upright they
-   * are crops and whole copies again. The upright copy keeps the candidates of the rotated query's vote (its words are
-   * nearly the upright one's).
+   * `confirmFits`), then the whole-image one (`confirmWholeImages`), then the placement of the query by its pixels in
+   * `placing` (`confirmPlacements`: the best-voted few, for a query `worthPlacing`), then all three again on the query
+   * turned back upright when its edges show a rotation off the axes (`uprightQuery`), judged as UPRIGHT_CHECK, what they
+   * find told in the query's own frame. Copies of patterns, smooth artwork and logos rotated by 20° fail the chances as
+   * they are (their corners turn less cleanly than a photo's, and a rotated canvas is not the collection image's frame);
+   * upright they are crops and whole copies again. The upright copy keeps the candidates of the rotated query's vote
+   * (its words are nearly the upright one's).
    */
-  private async secondChances(ref: CollectionRef, query: LoadedQuery, candidates: number[], fetched: Map<number, Buffer>, paths: Map<number, string>, payload: SearchPayload) {
+  private async secondChances(ref: CollectionRef, query: LoadedQuery, candidates: number[], placing: number[], fetched: Map<number, Buffer>, paths: Map<number, string>, payload: SearchPayload) {
     const flip = payload.options.check_horizontal_flip;
     const dense = await this.confirmFits(ref, query, await this.weakFits(query, candidates, fetched, flip), paths);
     if (dense.length > 0) return dense;
     const whole = await this.confirmWholeImages(ref, query, fetched, paths, payload);
     if (whole.length > 0) return whole;
+    // The placement candidates' pixels, read once for the query as it is and turned upright.
+    const placementPixels = new Map<number, NormalizedImage | null>();
+    const placed = await this.confirmPlacements(ref, query, placing, fetched, paths, placementPixels);
+    if (placed.length > 0) return placed;
     const upright = await uprightQuery(query, flip);
     if (!upright) return [];
     const found = await this.confirmFits(ref, upright, await this.weakFits(upright, candidates, fetched, flip), paths, UPRIGHT_CHECK);
     if (found.length === 0) found.push(...(await this.confirmWholeImages(ref, upright, fetched, paths, payload, UPRIGHT_CHECK)));
+    if (found.length === 0) found.push(...(await this.confirmPlacements(ref, upright, placing, fetched, paths, placementPixels, UPRIGHT_CHECK)));
     return found.map(({ candidate, result }) => ({
       candidate,
       result: matchInRotatedFrame(result, upright.toRotated, query.features, deserializeFeatures(fetched.get(candidate)!)),
@@ -305,6 +321,25 @@ export class MatchService {
   }
 
   /**
+   * The placement chance (`confirmPlacedCrop`) of `candidates` that have stored features (the verification rounds read
+   * the best-voted): upright crops that neither features nor a weak fit could align. Their stored pixels are taken from
+   * `read` when there, and added to it.
+   */
+  private async confirmPlacements(ref: CollectionRef, query: LoadedQuery, candidates: number[], fetched: ReadonlyMap<number, Buffer>, paths: Map<number, string>, read: Map<number, NormalizedImage | null>, check: DenseCheck = {}) {
+    const withFeatures = candidates.filter((imagePk) => fetched.get(imagePk)?.length);
+    const unread = withFeatures.filter((imagePk) => !read.has(imagePk));
+    (await this.storedPixelsOf(ref, unread, paths)).forEach((pixels, i) => read.set(unread[i], pixels));
+    const found: Array<{ candidate: number; result: MatchResult }> = [];
+    for (const imagePk of withFeatures) {
+      const pixels = read.get(imagePk);
+      if (!pixels) continue;
+      const result = await confirmPlacedCrop(query, { rgb: pixels, features: deserializeFeatures(fetched.get(imagePk)!) }, check);
+      if (result) found.push({ candidate: imagePk, result });
+    }
+    return found;
+  }
+
+  /**
    * The stored pixels of `imagePks` (`storedPixels`), null for a row without a stored image. The reads and decodes run
    * at once (sharp decodes off the main thread): on a query with no match they are most of a second chance's time.
    */
@@ -328,11 +363,13 @@ export class MatchService {
     return data && normalizeImage(data, { preferredSide: SECOND_CHANCE_DECODE_SIDE });
   }
 
-  /** The candidates to verify, best-voted first and filtered by name/path; mirrored words included for flip checks. */
-  private rankCandidates(ref: CollectionRef, features: Features, payload: SearchPayload): Promise<Candidate[]> {
-    const { vocabulary } = matchVocabulary();
-    const wordLists = [vocabulary.quantize(features)];
-    if (payload.options.check_horizontal_flip && features.mirrored) wordLists.push(vocabulary.quantize(features.mirrored));
+  /**
+   * The candidates to verify, best-voted first and filtered by name/path, by the query's visual words (`words`, of its
+   * `features`); its mirror's words included for flip checks.
+   */
+  private rankCandidates(ref: CollectionRef, words: Uint32Array, features: Features, payload: SearchPayload): Promise<Candidate[]> {
+    const wordLists = [words];
+    if (payload.options.check_horizontal_flip && features.mirrored) wordLists.push(matchVocabulary().vocabulary.quantize(features.mirrored));
     return this.collections.candidates(ref, { wordLists, filters: payload.options, queriedPath: queriedPath(payload) });
   }
 

@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { locateCrop } from './crop-locator';
+import { confirmPlacedCrop, UPRIGHT_CHECK } from './dense-confirm';
+import { extractFeatures } from './features';
+import { applyHomography } from './geometry';
+import * as edit from './testing/edits';
+import { ringTiles, smoothWallpaper, toGray } from './testing/synthetic-images';
+import type { RgbImage } from './types';
+import { DEFAULT_MIN_SCORE } from './verify';
+
+async function evidence(rgb: RgbImage) {
+  return { rgb, features: await extractFeatures(toGray(rgb)) };
+}
+
+describe('placing a crop by its pixels', () => {
+  it('finds where a JPEG quarter of a smooth wallpaper lies in a half-size copy of it, to a few pixels', async () => {
+    const original = await smoothWallpaper(1);
+    const box = edit.cropBox(original, 0.25, 0.8, 0.3);
+    const quarter = await edit.jpeg(await edit.crop(original, box), 50);
+    const stored = await edit.scale(original, 0.5);
+    const placement = (await locateCrop(toGray(quarter), toGray(stored)))!;
+    // The crop's corners in the half-size copy, mapped into the query, land on the query's corners.
+    const [x0, y0] = applyHomography(placement.transform, box.left / 2, box.top / 2);
+    const [x1, y1] = applyHomography(placement.transform, (box.left + box.width) / 2, (box.top + box.height) / 2);
+    for (const [found, expected] of [[x0, 0], [y0, 0], [x1, quarter.width], [y1, quarter.height]]) expect(Math.abs(found - expected)).toBeLessThan(0.03 * quarter.width);
+    expect(placement.correlation).toBeGreaterThan(0.95);
+  });
+
+  it('places nothing that cannot lie inside the collection image', async () => {
+    const wide = await edit.scale(await smoothWallpaper(1), 0.5);
+    const tall = await edit.crop(wide, { left: 0, top: 0, width: 30, height: wide.height });
+    expect(await locateCrop(toGray(wide), toGray(tall))).toBeNull();
+  });
+
+  it('confirms crops of a smooth wallpaper and of a tile wall, scored below every feature match', async () => {
+    const tiles = await ringTiles('hsl(195,60%,75%)', 'hsl(15,50%,30%)', 76);
+    for (const original of [await smoothWallpaper(2), tiles]) {
+      const crop = await evidence(await edit.jpeg(await edit.crop(original, edit.cropBox(original, 0.25, 0.2, 0.7)), 60));
+      const match = (await confirmPlacedCrop(crop, await evidence(original)))!;
+      expect(match).not.toBeNull();
+      expect(match.score).toBeLessThan(DEFAULT_MIN_SCORE);
+      expect(match.query_overlap_percent).toBeGreaterThan(95);
+      expect(match.target_overlap_percent).toBeGreaterThan(20);
+      expect(match.target_overlap_percent).toBeLessThan(32);
+      expect(await confirmPlacedCrop(crop, await evidence(original), UPRIGHT_CHECK)).not.toBeNull();
+    }
+  });
+
+  it('confirms no crop in another smooth wallpaper or in tiles of other glazes', async () => {
+    const query = await evidence(await edit.crop(await smoothWallpaper(1), edit.cropBox(await smoothWallpaper(1), 0.25)));
+    for (const seed of [2, 3, 4, 5, 6]) expect(await confirmPlacedCrop(query, await evidence(await smoothWallpaper(seed)))).toBeNull();
+    const tiles = await ringTiles('hsl(195,60%,75%)', 'hsl(15,50%,30%)', 76);
+    const corner = await evidence(await edit.crop(tiles, edit.cropBox(tiles, 0.25, 1, 0)));
+    expect(await confirmPlacedCrop(corner, await evidence(await ringTiles('hsl(40,60%,75%)', 'hsl(220,50%,30%)', 76)))).toBeNull();
+  });
+});
