@@ -62,11 +62,11 @@ interface Placement {
 /**
  * The placement of `query` as an upright crop of `target` (any size of it, kept whole, down to SMALLEST_SHARE of the
  * width) whose grey levels correlate best, by template matching (grey: a third of colour's time, and the pixel check
- * that follows sees the colours): over the sizes at COARSE_SIDE, then refined at
- * FINE_SIDE around the best. For copies that keep too few corners for a feature fit (smooth artwork, crops of a
- * repeated pattern, where every descriptor has a twin), pixels place them where features cannot. It only proposes a
- * placement; a pixel check decides whether it is a copy. Null when the query fits inside the target at no searched size,
- * or correlates under MIN_COARSE_CORRELATION wherever it fits.
+ * that follows sees the colours): over the sizes at COARSE_SIDE, then refined at FINE_SIDE around the best. For copies
+ * that keep too few corners for a feature fit (smooth artwork, crops of a repeated pattern, where every descriptor has
+ * a twin), pixels place them where features cannot. It only proposes a placement; a pixel check decides whether it is a
+ * copy. Null when the query fits inside the target at no searched size, or correlates under MIN_COARSE_CORRELATION
+ * wherever it fits.
  */
 export async function locateCrop(query: GrayImage, target: GrayImage): Promise<CropPlacement | null> {
   const { cv } = await loadOpenCv();
