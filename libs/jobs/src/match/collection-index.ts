@@ -19,6 +19,15 @@ export const CANDIDATE_POOL = 200;
 export const GLOBAL_HASH_MAX_DISTANCE = 10;
 /** Nearest images by whole-image hash given that second chance, per probe. */
 export const GLOBAL_CANDIDATES = 3;
+/**
+ * Hash neighbours a search verifies by features besides the vote's candidates, per probe, and how far they may be. On
+ * the scale benchmark's astronomy and wallpaper photos (3,000 images), copies that keep the whole frame were 0-14 bits
+ * from their image for most edits and up to 26-33 for a few (a 0.2x thumbnail, contrast ±40 %, noise: a dark sky's
+ * cells are nearly equal, and their bits flip), and often not the nearest. Feature verification, not the distance,
+ * decides whether one matches: the bound only limits the work, 8 verifications at most.
+ */
+export const HASH_NEIGHBOURS = 8;
+export const HASH_NEIGHBOUR_MAX_DISTANCE = 16;
 
 export interface CandidateRequest {
   /** The query's visual words, and its mirror's with flip checks: an image's votes are its best over the lists. */
@@ -55,7 +64,7 @@ export interface HashCandidate {
 export interface CollectionSearchIndex {
   /** At most MAX_VERIFIED candidates allowed by the filters, in the order to verify them. */
   candidates(ref: CollectionRef, request: CandidateRequest): Promise<Candidate[]>;
-  /** Per probe, at most GLOBAL_CANDIDATES images within GLOBAL_HASH_MAX_DISTANCE allowed by the filters, nearest first. */
+  /** Per probe, at most HASH_NEIGHBOURS images within HASH_NEIGHBOUR_MAX_DISTANCE allowed by the filters, nearest first. */
   nearestByHash(ref: CollectionRef, probes: HashProbe[], filters: PathFilters): Promise<HashCandidate[][]>;
 }
 
@@ -104,10 +113,10 @@ export class LocalCollectionIndex implements CollectionSearchIndex {
     const allowed = pathPredicate(filters);
     return probes.map(({ hash }) =>
       collection.hashes
-        .nearest(hash, GLOBAL_HASH_MAX_DISTANCE)
+        .nearest(hash, HASH_NEIGHBOUR_MAX_DISTANCE)
         .map(({ key, distance }) => ({ imagePk: key, filepath: collection.paths.get(key) ?? '', distance }))
         .filter((c) => !allowed || allowed(c.filepath))
-        .slice(0, GLOBAL_CANDIDATES),
+        .slice(0, HASH_NEIGHBOURS),
     );
   }
 
@@ -216,7 +225,7 @@ export class QueuedCollectionIndex implements CollectionSearchIndex {
       probes: probes.map((p) => ({ hash: p.hash.toString(), flipped: p.flipped })),
       filters,
     });
-    return probes.map((_, i) => answers.flatMap((answer) => answer[i]).sort(byDistance).slice(0, GLOBAL_CANDIDATES));
+    return probes.map((_, i) => answers.flatMap((answer) => answer[i]).sort(byDistance).slice(0, HASH_NEIGHBOURS));
   }
 
   private ask<T>(group: string, payload: CollectionCandidatesPayload): Promise<T[]> {

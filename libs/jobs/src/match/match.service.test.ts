@@ -8,7 +8,7 @@ import { stagingKey } from '../blob-keys';
 import { ComparePayload, IngestItem, INPUT_REFUSED, MatchItem, QuerySource, SearchPayload } from '../contracts';
 import { IngestService } from '../ingest.service';
 import { MATCHING_PREFERRED_SIDE } from '../ingest-policy';
-import { LocalCollectionIndex } from './collection-index';
+import { CollectionSearchIndex, LocalCollectionIndex } from './collection-index';
 import { MatchIndexCache } from './index-cache';
 import { MatchService } from './match.service';
 import { SearchIndexHook } from './search-index.hook';
@@ -33,14 +33,16 @@ describe('MatchService on a small collection added through ingest', () => {
   let db: Db;
   let blobs: BlobStore;
   let service: MatchService;
+  let images: ImageRepository;
+  let matchIndex: MatchIndexRepository;
   let accountId: number;
   const originals = new Map<number, RgbImage>();
 
   beforeAll(async () => {
     store = await openEmbeddedStore('match-service');
     ({ db, blobs, accountId } = store);
-    const images = new ImageRepository(db);
-    const matchIndex = new MatchIndexRepository(db);
+    images = new ImageRepository(db);
+    matchIndex = new MatchIndexRepository(db);
     const entries: Array<{ filepath: string; data: Buffer }> = [];
     for (const seed of [1, 2, 3, 4]) {
       originals.set(seed, await syntheticImage(seed));
@@ -103,6 +105,37 @@ describe('MatchService on a small collection added through ingest', () => {
     expect(result.items[0].target_overlap_percent).toBeGreaterThan(50);
     expect(result.items[0].target_overlap_percent).toBeLessThan(95);
     expect(await blobs.exists(query.staged_key)).toBe(false);
+  }, 60_000);
+
+  it('verifies the features of the query\'s hash neighbours, which the vote of a large collection ranks too low: a thumbnail', async () => {
+    // In a million images a 0.2x thumbnail's few coarse corners share hardly more words with its image than chance
+    // sharers do, and the vote ranks it in the hundreds; here the vote leaves it out.
+    const local = new LocalCollectionIndex(new MatchIndexCache(matchIndex));
+    const outvoted: CollectionSearchIndex = {
+      candidates: async (ref, request) => (await local.candidates(ref, request)).filter((c) => c.filepath !== 'labels/label-1.jpg'),
+      nearestByHash: (ref, probes, filters) => local.nearestByHash(ref, probes, filters),
+    };
+    const thumbnail = await jpegOf(await scale(originals.get(1)!, 0.2), 80);
+    const result = await new MatchService(images, matchIndex, blobs, outvoted).search(searchPayload(await staged(thumbnail, 'thumbnail.jpg')));
+    expect(paths(result.items)).toEqual(['labels/label-1.jpg']);
+    // A feature match, not a whole-image second chance (scored below DEFAULT_MIN_SCORE).
+    expect(result.items[0].score).toBeGreaterThanOrEqual(DEFAULT_MIN_SCORE);
+    expect(result.items[0].target_overlap_percent).toBeGreaterThan(90);
+  }, 60_000);
+
+  it('verifies the features of the upright copy\'s hash neighbours, when the vote ranks the image of a rotated copy too low', async () => {
+    const local = new LocalCollectionIndex(new MatchIndexCache(matchIndex));
+    const outvoted: CollectionSearchIndex = {
+      candidates: async (ref, request) => (await local.candidates(ref, request)).filter((c) => c.filepath !== 'labels/label-4.jpg'),
+      nearestByHash: (ref, probes, filters) => local.nearestByHash(ref, probes, filters),
+    };
+    const turned = await jpegOf(await rotate(originals.get(4)!, 20), 80);
+    const result = await new MatchService(images, matchIndex, blobs, outvoted).search(searchPayload(await staged(turned, 'turned.jpg')));
+    expect(paths(result.items)).toEqual(['labels/label-4.jpg']);
+    expect(result.items[0].score).toBeGreaterThanOrEqual(DEFAULT_MIN_SCORE);
+    // The label in the middle of the rotated canvas, which it fills only in part.
+    expect(result.items[0].target_overlap_percent).toBeGreaterThan(90);
+    expect(result.items[0].query_overlap_percent).toBeLessThan(80);
   }, 60_000);
 
   it('finds nothing for an unrelated image', async () => {

@@ -4,11 +4,11 @@ import type { BlobStore, CollectionRef, ImageRepository, MatchIndexRepository } 
 import { CompareResult, ComparePayload, InputRefusedError, MatchItem, QuerySource, SearchPayload, SearchResult } from '../contracts';
 import { Stopwatch } from '../stopwatch';
 import { compareColors } from './color-compare';
-import { Candidate, CollectionSearchIndex, GLOBAL_HASH_MAX_DISTANCE, HashProbe } from './collection-index';
+import { Candidate, CollectionSearchIndex, GLOBAL_CANDIDATES, GLOBAL_HASH_MAX_DISTANCE, HashProbe } from './collection-index';
 import { storeOverlay } from './overlay-store';
 import { hasDistinctivePoints, LoadedQuery, QueryLoader, tooPlainMessage, uprightQuery, worthPlacing } from './query-loader';
 import { matchVocabulary } from './vocabulary';
-import { MAX_VERIFIED, verifyInRounds, verifyStoredFeatures } from './verify-rounds';
+import { MAX_VERIFIED, RoundSteps, verifyInRounds, verifyStoredFeatures } from './verify-rounds';
 
 /**
  * Best-voted candidates given the dense second chance when feature verification found nothing. Their weak fits cost
@@ -58,6 +58,45 @@ function hashProbes(gray: GrayImage, checkHorizontalFlip: boolean): HashProbe[] 
 /** The collection path a search queries by, when it does (`filepath`), else undefined. */
 function queriedPath(payload: SearchPayload): string | undefined {
   return 'filepath' in payload.query ? payload.query.filepath : undefined;
+}
+
+/** A collection image near the query by whole-image hash, found by the query's probe or its mirror's (`flipped`). */
+interface HashNeighbour {
+  imagePk: number;
+  flipped: boolean;
+  distance: number;
+}
+
+/** Who gets each second chance: the best-voted few (dense, placement) and the query's hash neighbours (whole image). */
+interface SecondChanceCandidates {
+  dense: number[];
+  neighbours: HashNeighbour[][];
+  placing: number[];
+  /**
+   * The feature verification of the search and the images it verified, for the upright copy's hash neighbours; null
+   * for a query with too few points to verify.
+   */
+  byFeatures: { steps: RoundSteps<number, Map<number, Buffer>, MatchResult>; verified: ReadonlySet<number> } | null;
+}
+
+/** Distinct images among the hash neighbours of every probe. */
+function neighbourImages(neighbours: HashNeighbour[][]): number[] {
+  return [...new Set(neighbours.flat().map((n) => n.imagePk))];
+}
+
+/**
+ * The hash neighbours given the whole-image second chance: per probe the nearest GLOBAL_CANDIDATES within
+ * GLOBAL_HASH_MAX_DISTANCE, the distance its pixel checks were measured at; each image once, with the flip of the
+ * first probe that found it.
+ */
+function wholeImageCandidates(neighbours: HashNeighbour[][]): Map<number, boolean> {
+  const candidates = new Map<number, boolean>();
+  for (const probe of neighbours) {
+    for (const { imagePk, flipped } of probe.filter((n) => n.distance <= GLOBAL_HASH_MAX_DISTANCE).slice(0, GLOBAL_CANDIDATES)) {
+      if (!candidates.has(imagePk)) candidates.set(imagePk, flipped);
+    }
+  }
+  return candidates;
 }
 
 /** Search and compare on the matching engine: query → features → words → candidates → verified matches. */
@@ -115,26 +154,42 @@ export class MatchService {
   }
 
   /**
-   * The vote's candidates verified in rounds (`verifyInRounds`), the few whose fit concentrates on shared detail
-   * checked on their pixels; when none verifies, the second chances. Fills `paths` and `fetched` (stored features) of
-   * the candidates it reads.
+   * The vote's candidates verified in rounds (`verifyInRounds`), with the query's hash neighbours in the first round,
+   * the few whose fit concentrates on shared detail checked on their pixels; when none verifies, the second chances.
+   * Fills `paths` and `fetched` (stored features) of the candidates it reads.
+   *
+   * The hash neighbours are verified by features too because a copy that keeps the whole frame but few of its fine
+   * corners (a 0.2x thumbnail) shares hardly more visual words with its image than chance sharers do: in a large
+   * collection the vote ranks it in the hundreds, while its whole-image hash stays near the image's.
    */
   private async matchFeatures(ref: CollectionRef, query: LoadedQuery, payload: SearchPayload, paths: Map<number, string>, fetched: Map<number, Buffer>) {
     const options = payload.options;
     const words = matchVocabulary().vocabulary.quantize(query.features);
-    const candidates = await this.rankCandidates(ref, words, query.features, payload);
+    const [candidates, neighbours] = await Promise.all([this.rankCandidates(ref, words, query.features, payload), this.hashNeighbours(ref, query, payload, paths)]);
     const ranked = candidates.map((c) => c.imagePk);
     for (const c of candidates) paths.set(c.imagePk, c.filepath);
     const wanted = options.limit > 0 ? options.offset + options.limit : MAX_VERIFIED;
-    const verifyBatch = verifyStoredFeatures(
+    const steps = this.featureVerification(ref, query, payload, paths, fetched);
+    const verified = new Set(ranked.slice(0, MAX_VERIFIED));
+    const unvoted = neighbourImages(neighbours).filter((imagePk) => !verified.has(imagePk));
+    const found = await verifyInRounds(ranked, wanted, steps, unvoted);
+    if (found.length > 0) return found;
+    // Nothing matched, so every candidate was verified.
+    for (const imagePk of unvoted) verified.add(imagePk);
+    const placing = worthPlacing(query, words) ? ranked.slice(0, PLACEMENT_CANDIDATES) : [];
+    return this.secondChances(ref, query, { dense: ranked.slice(0, DENSE_CANDIDATES), neighbours, placing, byFeatures: { steps, verified } }, fetched, paths, payload);
+  }
+
+  /**
+   * Feature verification of candidates by id for `verifyInRounds`: their stored features read (into `fetched`), verified
+   * on the verification threads, and the fits that concentrate on shared detail checked on their pixels.
+   */
+  private featureVerification(ref: CollectionRef, query: LoadedQuery, payload: SearchPayload, paths: Map<number, string>, fetched: Map<number, Buffer>): RoundSteps<number, Map<number, Buffer>, MatchResult> {
+    return verifyStoredFeatures(
       (ids) => this.index.features(ids),
-      async (targets, ids) => this.confirmSharedDetails(ref, query, ids, paths, await this.verifyAll(query.features, targets, { checkHorizontalFlip: options.check_horizontal_flip })),
+      async (targets, ids) => this.confirmSharedDetails(ref, query, ids, paths, await this.verifyAll(query.features, targets, { checkHorizontalFlip: payload.options.check_horizontal_flip })),
       fetched,
     );
-    const verified = await verifyInRounds(ranked, wanted, verifyBatch);
-    if (verified.length > 0) return verified;
-    const placing = worthPlacing(query, words) ? ranked.slice(0, PLACEMENT_CANDIDATES) : [];
-    return this.secondChances(ref, query, ranked.slice(0, DENSE_CANDIDATES), placing, fetched, paths, payload);
   }
 
   /**
@@ -143,7 +198,8 @@ export class MatchService {
    * and turned upright. Refused as too plain when it is none.
    */
   private async matchWholeCopy(ref: CollectionRef, query: LoadedQuery, payload: SearchPayload, paths: Map<number, string>, fetched: Map<number, Buffer>) {
-    const found = await this.secondChances(ref, query, [], [], fetched, paths, payload);
+    const neighbours = await this.hashNeighbours(ref, query, payload, paths);
+    const found = await this.secondChances(ref, query, { dense: [], neighbours, placing: [], byFeatures: null }, fetched, paths, payload);
     if (found.length === 0) throw new InputRefusedError(tooPlainMessage(query));
     return found;
   }
@@ -230,18 +286,19 @@ export class MatchService {
   /**
    * When no candidate passed feature verification: the dense second chance for the best-voted few (`weakFits`,
    * `confirmFits`), then the whole-image one (`confirmWholeImages`), then the placement of the query by its pixels in
-   * `placing` (`confirmPlacements`: the best-voted few, for a query `worthPlacing`), then all three again on the query
-   * turned back upright when its edges show a rotation off the axes (`uprightQuery`), judged as UPRIGHT_CHECK, what they
-   * find told in the query's own frame. Copies of patterns, smooth artwork and logos rotated by 20° fail the chances as
-   * they are (their corners turn less cleanly than a photo's, and a rotated canvas is not the collection image's frame);
-   * upright they are crops and whole copies again. The upright copy keeps the candidates of the rotated query's vote
-   * (its words are nearly the upright one's).
+   * `placing` (`confirmPlacements`: the best-voted few, for a query `worthPlacing`); then, when the query's edges show a
+   * rotation off the axes (`uprightQuery`), feature verification of the upright copy's hash neighbours, and all three
+   * chances again on the upright copy, judged as UPRIGHT_CHECK, what they find told in the query's own frame. Copies of
+   * patterns, smooth artwork and logos rotated by 20° fail the chances as they are (their corners turn less cleanly than
+   * a photo's, and a rotated canvas is not the collection image's frame); upright they are crops and whole copies again.
+   * The upright copy keeps the candidates of the rotated query's vote (its words are nearly the upright one's).
    */
-  private async secondChances(ref: CollectionRef, query: LoadedQuery, candidates: number[], placing: number[], fetched: Map<number, Buffer>, paths: Map<number, string>, payload: SearchPayload) {
+  private async secondChances(ref: CollectionRef, query: LoadedQuery, chances: SecondChanceCandidates, fetched: Map<number, Buffer>, paths: Map<number, string>, payload: SearchPayload) {
     const flip = payload.options.check_horizontal_flip;
+    const { dense: candidates, placing } = chances;
     const dense = await this.confirmFits(ref, query, await this.weakFits(query, candidates, fetched, flip), paths);
     if (dense.length > 0) return dense;
-    const whole = await this.confirmWholeImages(ref, query, fetched, paths, payload);
+    const whole = await this.confirmWholeImages(ref, query, wholeImageCandidates(chances.neighbours), fetched, paths);
     if (whole.length > 0) return whole;
     // The placement candidates' pixels, read once for the query as it is and turned upright.
     const placementPixels = new Map<number, NormalizedImage | null>();
@@ -249,8 +306,17 @@ export class MatchService {
     if (placed.length > 0) return placed;
     const upright = await uprightQuery(query, flip);
     if (!upright) return [];
+    const uprightNeighbours = await this.hashNeighbours(ref, upright, payload, paths);
+    // The query's own features verify the upright copy's hash neighbours: a rotated copy keeps its corners, but in a
+    // large collection the vote may rank its image beyond the shortlist, and only the upright copy keeps its hash.
+    if (chances.byFeatures) {
+      const { steps, verified } = chances.byFeatures;
+      const unverified = neighbourImages(uprightNeighbours).filter((imagePk) => !verified.has(imagePk));
+      const byFeatures = await verifyInRounds(unverified, unverified.length, steps);
+      if (byFeatures.length > 0) return byFeatures;
+    }
     const found = await this.confirmFits(ref, upright, await this.weakFits(upright, candidates, fetched, flip), paths, UPRIGHT_CHECK);
-    if (found.length === 0) found.push(...(await this.confirmWholeImages(ref, upright, fetched, paths, payload, UPRIGHT_CHECK)));
+    if (found.length === 0) found.push(...(await this.confirmWholeImages(ref, upright, wholeImageCandidates(uprightNeighbours), fetched, paths, UPRIGHT_CHECK)));
     if (found.length === 0) found.push(...(await this.confirmPlacements(ref, upright, placing, fetched, paths, placementPixels, UPRIGHT_CHECK)));
     return found.map(({ candidate, result }) => ({
       candidate,
@@ -289,21 +355,25 @@ export class MatchService {
   }
 
   /**
-   * When neither features nor the dense check found anything, the images whose whole-image hash is nearest the query's
-   * (or its mirror's, with flip checks) get a whole-image check (`confirmWholeImage`): copies of images too smooth for
-   * corners, which keep the whole frame.
+   * Per probe (the query's whole-image hash, and its mirror's with flip checks), the collection images nearest it,
+   * nearest first. Fills `paths` for them.
    */
-  private async confirmWholeImages(ref: CollectionRef, query: LoadedQuery, fetched: Map<number, Buffer>, paths: Map<number, string>, payload: SearchPayload, check: DenseCheck = {}) {
+  private async hashNeighbours(ref: CollectionRef, query: LoadedQuery, payload: SearchPayload, paths: Map<number, string>): Promise<HashNeighbour[][]> {
     const probes = hashProbes(query.gray, payload.options.check_horizontal_flip);
     const nearest = await this.collections.nearestByHash(ref, probes, payload.options);
-    const candidates = new Map<number, boolean>();
-    probes.forEach(({ flipped }, i) => {
-      for (const { imagePk, filepath } of nearest[i]) {
-        if (candidates.has(imagePk)) continue;
-        candidates.set(imagePk, flipped);
+    return probes.map(({ flipped }, i) =>
+      nearest[i].map(({ imagePk, filepath, distance }) => {
         paths.set(imagePk, filepath);
-      }
-    });
+        return { imagePk, flipped, distance };
+      }),
+    );
+  }
+
+  /**
+   * When neither features nor the dense check found anything, the query's hash neighbours (`hashNeighbours`) get a
+   * whole-image check (`confirmWholeImage`): copies of images too smooth for corners, which keep the whole frame.
+   */
+  private async confirmWholeImages(ref: CollectionRef, query: LoadedQuery, candidates: ReadonlyMap<number, boolean>, fetched: Map<number, Buffer>, paths: Map<number, string>, check: DenseCheck = {}) {
     if (candidates.size === 0) return [];
     const missing = [...candidates.keys()].filter((imagePk) => !fetched.has(imagePk));
     for (const [imagePk, features] of await this.index.features(missing)) fetched.set(imagePk, features);
