@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InvertedIndex, mergeVoteStatistics, STOP_LIST_MIN_IMAGES, STOP_WORD_SHARE, termFrequencies, topK } from './inverted-index';
+import { InvertedIndex, mergeVoteStatistics, STOP_LIST_MIN_IMAGES, STOP_WORD_SHARE, stopWordBound, termFrequencies, topK } from './inverted-index';
 import { seededRandom } from './random';
 
 const words = (...ws: number[]) => Uint32Array.from(ws);
@@ -158,17 +158,23 @@ describe('inverted index', () => {
     }
   });
 
-  it('leaves words of more than a tenth of the images out of the vote from 1,000 images on, and keeps them below', () => {
+  it('leaves words of more than a tenth of the images out of the vote, or of 1,000 images in a smaller collection', () => {
     const index = new InvertedIndex();
     // Word 1 is in every image, word 2 in every fifth, word 3 in every twentieth; each image has a word of its own.
     const add = (key: number) => index.add(key, words(1, ...(key % 5 === 0 ? [2] : []), ...(key % 20 === 0 ? [3] : []), 1000 + key));
-    for (let key = 0; key < STOP_LIST_MIN_IMAGES - 1; key++) add(key);
+    for (let key = 0; key < 100; key++) add(key);
+    // In 100 images no word can be in more than a tenth of 1,000: every word votes.
     expect(index.candidates(words(1), 5)).toHaveLength(5);
-    expect(index.candidates(words(2), 500)).toHaveLength(200);
-    add(STOP_LIST_MIN_IMAGES - 1);
+    for (let key = 100; key < 500; key++) add(key);
+    // In 500: word 1 (500 images) is out, word 2 (100) is not yet.
     expect(index.candidates(words(1), 5)).toEqual([]);
+    expect(index.candidates(words(2), 500)).toHaveLength(100);
+    // The bound does not jump at 1,000 images: it is 100 on both sides, then a tenth of the collection.
+    expect(stopWordBound(STOP_LIST_MIN_IMAGES - 1)).toBe(stopWordBound(STOP_LIST_MIN_IMAGES));
+    for (let key = 500; key < 2000; key++) add(key);
+    // In 2,000: word 2 (400 images) is out, word 3 (100) still votes.
     expect(index.candidates(words(2), 5)).toEqual([]);
-    expect(index.candidates(words(3), 500)).toHaveLength(50);
+    expect(index.candidates(words(3), 500)).toHaveLength(100);
     // A query still finds its image by its rarer words.
     expect(index.candidates(words(1, 2, 1040), 1)[0].imageKey).toBe(40);
   });
@@ -305,7 +311,7 @@ function referenceCandidates(images: Map<number, Uint32Array>, query: Uint32Arra
   const votes = new Float64Array(keys.length);
   for (const [w, tfQuery] of termFrequencies(query)) {
     if (!df.has(w)) continue;
-    if (images.size >= STOP_LIST_MIN_IMAGES && df.get(w)! > STOP_WORD_SHARE * images.size) continue;
+    if (df.get(w)! > STOP_WORD_SHARE * Math.max(images.size, STOP_LIST_MIN_IMAGES)) continue;
     const idf = Math.log(1 + images.size / df.get(w)!);
     keys.forEach((key, i) => {
       const tf = tfs.get(key)!.get(w);

@@ -20,10 +20,17 @@ const MAX_DEAD_SHARE = 1 / 8;
  */
 export const STOP_WORD_SHARE = 0.1;
 /**
- * The stop list applies from this many images on: in a small collection every word is in a large share of it, and
- * the vote costs nothing worth saving.
+ * The stop list's bound on document frequency is STOP_WORD_SHARE of the collection's images, but never below that share
+ * of this many: in a small collection every word is in a large share of it, and the vote costs nothing worth saving.
+ * The bound grows with the collection from there instead of switching on at one size, so adding one image never takes
+ * every common word out of a search's vote at once.
  */
 export const STOP_LIST_MIN_IMAGES = 1000;
+
+/** Words in more images than this are stop words (`VoteOptions.stopWordShare`; 1 keeps every word). */
+export function stopWordBound(images: number, stopWordShare = STOP_WORD_SHARE): number {
+  return stopWordShare * Math.max(images, STOP_LIST_MIN_IMAGES);
+}
 
 /** What idf is computed from: images counted (N) and, per word, the images containing it (df). */
 export interface VoteStatistics {
@@ -183,7 +190,7 @@ export class InvertedIndex {
     if (this.size === 0 || limit <= 0) return [];
     const votes = new Float64Array(n);
     const images = statistics ? statistics.images : n;
-    const maxDocumentFrequency = images >= STOP_LIST_MIN_IMAGES ? stopWordShare * images : Infinity;
+    const maxDocumentFrequency = stopWordBound(images, stopWordShare);
     const frequencies = termFrequencies(words);
     const lists = new Int32Array(frequencies.size);
     const idfs = new Float64Array(frequencies.size);
