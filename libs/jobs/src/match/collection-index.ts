@@ -20,11 +20,11 @@ export const GLOBAL_HASH_MAX_DISTANCE = 10;
 /** Nearest images by whole-image hash given that second chance, per probe. */
 export const GLOBAL_CANDIDATES = 3;
 /**
- * Hash neighbours a search verifies by features besides the vote's candidates, per probe, and how far they may be. On
- * the scale benchmark's astronomy and wallpaper photos (3,000 images), copies that keep the whole frame were 0-14 bits
- * from their image for most edits and up to 26-33 for a few (a 0.2x thumbnail, contrast ±40 %, noise: a dark sky's
- * cells are nearly equal, and their bits flip), and often not the nearest. Feature verification, not the distance,
- * decides whether one matches: the bound only limits the work, 8 verifications at most.
+ * Hash neighbours a search verifies by features when the vote's candidates did not match, per probe, and how far they
+ * may be. On the scale benchmark's photos (3,000 images), copies that keep the whole frame were 0-14 bits from their
+ * image for most edits and up to 26-33 for a few (a 0.2x thumbnail, contrast ±40 %, noise: a dark sky's cells are nearly
+ * equal, and their bits flip), and often not the nearest; rotated photos turned upright were mostly 0-6 bits away.
+ * Feature verification, not the distance, decides whether one matches: the bounds only limit the work.
  */
 export const HASH_NEIGHBOURS = 8;
 export const HASH_NEIGHBOUR_MAX_DISTANCE = 16;

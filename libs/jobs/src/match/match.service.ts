@@ -67,21 +67,29 @@ interface HashNeighbour {
   distance: number;
 }
 
-/** Who gets each second chance: the best-voted few (dense, placement) and the query's hash neighbours (whole image). */
-interface SecondChanceCandidates {
-  dense: number[];
-  neighbours: HashNeighbour[][];
-  placing: number[];
-  /**
-   * The feature verification of the search and the images it verified, for the upright copy's hash neighbours; null
-   * for a query with too few points to verify.
-   */
-  byFeatures: { steps: RoundSteps<number, Map<number, Buffer>, MatchResult>; verified: ReadonlySet<number> } | null;
+/** The feature verification of a search, and the images it verified (the vote's candidates, then hash neighbours). */
+interface FeatureVerification {
+  steps: RoundSteps<number, Map<number, Buffer>, MatchResult>;
+  verified: Set<number>;
 }
 
-/** Distinct images among the hash neighbours of every probe. */
-function neighbourImages(neighbours: HashNeighbour[][]): number[] {
-  return [...new Set(neighbours.flat().map((n) => n.imagePk))];
+/** Who gets the second chances that take vote candidates: the best-voted few. */
+interface SecondChanceCandidates {
+  dense: number[];
+  placing: number[];
+  /** The search's feature verification, for the hash neighbours; null for a query with too few points to verify. */
+  byFeatures: FeatureVerification | null;
+}
+
+/**
+ * Feature verification of the hash neighbours (of every probe) that the search has not verified yet; they count as
+ * verified afterwards. Nothing for a query with too few points to verify.
+ */
+async function verifyNeighbours(byFeatures: FeatureVerification | null, neighbours: HashNeighbour[][]) {
+  if (!byFeatures) return [];
+  const unverified = [...new Set(neighbours.flat().map((n) => n.imagePk))].filter((imagePk) => !byFeatures.verified.has(imagePk));
+  for (const imagePk of unverified) byFeatures.verified.add(imagePk);
+  return verifyInRounds(unverified, unverified.length, byFeatures.steps);
 }
 
 /**
@@ -154,30 +162,24 @@ export class MatchService {
   }
 
   /**
-   * The vote's candidates verified in rounds (`verifyInRounds`), with the query's hash neighbours in the first round,
-   * the few whose fit concentrates on shared detail checked on their pixels; when none verifies, the second chances.
-   * Fills `paths` and `fetched` (stored features) of the candidates it reads.
-   *
-   * The hash neighbours are verified by features too because a copy that keeps the whole frame but few of its fine
-   * corners (a 0.2x thumbnail) shares hardly more visual words with its image than chance sharers do: in a large
-   * collection the vote ranks it in the hundreds, while its whole-image hash stays near the image's.
+   * The vote's candidates verified in rounds (`verifyInRounds`), the few whose fit concentrates on shared detail
+   * checked on their pixels; when none verifies, the second chances. Fills `paths` and `fetched` (stored features) of
+   * the candidates it reads.
    */
   private async matchFeatures(ref: CollectionRef, query: LoadedQuery, payload: SearchPayload, paths: Map<number, string>, fetched: Map<number, Buffer>) {
     const options = payload.options;
     const words = matchVocabulary().vocabulary.quantize(query.features);
-    const [candidates, neighbours] = await Promise.all([this.rankCandidates(ref, words, query.features, payload), this.hashNeighbours(ref, query, payload, paths)]);
+    const candidates = await this.rankCandidates(ref, words, query.features, payload);
     const ranked = candidates.map((c) => c.imagePk);
     for (const c of candidates) paths.set(c.imagePk, c.filepath);
     const wanted = options.limit > 0 ? options.offset + options.limit : MAX_VERIFIED;
     const steps = this.featureVerification(ref, query, payload, paths, fetched);
-    const verified = new Set(ranked.slice(0, MAX_VERIFIED));
-    const unvoted = neighbourImages(neighbours).filter((imagePk) => !verified.has(imagePk));
-    const found = await verifyInRounds(ranked, wanted, steps, unvoted);
+    const found = await verifyInRounds(ranked, wanted, steps);
     if (found.length > 0) return found;
-    // Nothing matched, so every candidate was verified.
-    for (const imagePk of unvoted) verified.add(imagePk);
     const placing = worthPlacing(query, words) ? ranked.slice(0, PLACEMENT_CANDIDATES) : [];
-    return this.secondChances(ref, query, { dense: ranked.slice(0, DENSE_CANDIDATES), neighbours, placing, byFeatures: { steps, verified } }, fetched, paths, payload);
+    // Nothing matched, so every candidate was verified.
+    const byFeatures = { steps, verified: new Set(ranked.slice(0, MAX_VERIFIED)) };
+    return this.secondChances(ref, query, { dense: ranked.slice(0, DENSE_CANDIDATES), placing, byFeatures }, fetched, paths, payload);
   }
 
   /**
@@ -198,8 +200,7 @@ export class MatchService {
    * and turned upright. Refused as too plain when it is none.
    */
   private async matchWholeCopy(ref: CollectionRef, query: LoadedQuery, payload: SearchPayload, paths: Map<number, string>, fetched: Map<number, Buffer>) {
-    const neighbours = await this.hashNeighbours(ref, query, payload, paths);
-    const found = await this.secondChances(ref, query, { dense: [], neighbours, placing: [], byFeatures: null }, fetched, paths, payload);
+    const found = await this.secondChances(ref, query, { dense: [], placing: [], byFeatures: null }, fetched, paths, payload);
     if (found.length === 0) throw new InputRefusedError(tooPlainMessage(query));
     return found;
   }
@@ -284,21 +285,30 @@ export class MatchService {
   }
 
   /**
-   * When no candidate passed feature verification: the dense second chance for the best-voted few (`weakFits`,
-   * `confirmFits`), then the whole-image one (`confirmWholeImages`), then the placement of the query by its pixels in
-   * `placing` (`confirmPlacements`: the best-voted few, for a query `worthPlacing`); then, when the query's edges show a
-   * rotation off the axes (`uprightQuery`), feature verification of the upright copy's hash neighbours, and all three
-   * chances again on the upright copy, judged as UPRIGHT_CHECK, what they find told in the query's own frame. Copies of
-   * patterns, smooth artwork and logos rotated by 20° fail the chances as they are (their corners turn less cleanly than
-   * a photo's, and a rotated canvas is not the collection image's frame); upright they are crops and whole copies again.
-   * The upright copy keeps the candidates of the rotated query's vote (its words are nearly the upright one's).
+   * When no candidate passed feature verification: feature verification of the query's hash neighbours
+   * (`verifyNeighbours`), the dense second chance for the best-voted few (`weakFits`, `confirmFits`), then the
+   * whole-image one for the nearest hash neighbours (`confirmWholeImages`), then the placement of the query by its pixels
+   * in `placing` (`confirmPlacements`: the best-voted few, for a query `worthPlacing`); then, when the query's edges show
+   * a rotation off the axes (`uprightQuery`), all four again on the upright copy (feature verification with the query's
+   * own features, the rest judged as UPRIGHT_CHECK), what they find told in the query's own frame.
+   *
+   * The hash neighbours are verified by features because in a large collection the vote can rank the image of a copy
+   * beyond the shortlist while its whole-image hash stays near: a copy that keeps the whole frame but few of its fine
+   * corners, and above all a rotated photo turned upright (a +30° rotation ranked 87th by votes in 100,000 images).
+   * Copies of patterns, smooth artwork and logos rotated by 20° fail the pixel chances as they are (their corners turn
+   * less cleanly than a photo's, and a rotated canvas is not the collection image's frame); upright they are crops and
+   * whole copies again. The upright copy keeps the candidates of the rotated query's vote (its words are nearly the
+   * upright one's).
    */
   private async secondChances(ref: CollectionRef, query: LoadedQuery, chances: SecondChanceCandidates, fetched: Map<number, Buffer>, paths: Map<number, string>, payload: SearchPayload) {
     const flip = payload.options.check_horizontal_flip;
     const { dense: candidates, placing } = chances;
+    const neighbours = await this.hashNeighbours(ref, query, payload, paths);
+    const byHash = await verifyNeighbours(chances.byFeatures, neighbours);
+    if (byHash.length > 0) return byHash;
     const dense = await this.confirmFits(ref, query, await this.weakFits(query, candidates, fetched, flip), paths);
     if (dense.length > 0) return dense;
-    const whole = await this.confirmWholeImages(ref, query, wholeImageCandidates(chances.neighbours), fetched, paths);
+    const whole = await this.confirmWholeImages(ref, query, wholeImageCandidates(neighbours), fetched, paths);
     if (whole.length > 0) return whole;
     // The placement candidates' pixels, read once for the query as it is and turned upright.
     const placementPixels = new Map<number, NormalizedImage | null>();
@@ -307,14 +317,9 @@ export class MatchService {
     const upright = await uprightQuery(query, flip);
     if (!upright) return [];
     const uprightNeighbours = await this.hashNeighbours(ref, upright, payload, paths);
-    // The query's own features verify the upright copy's hash neighbours: a rotated copy keeps its corners, but in a
-    // large collection the vote may rank its image beyond the shortlist, and only the upright copy keeps its hash.
-    if (chances.byFeatures) {
-      const { steps, verified } = chances.byFeatures;
-      const unverified = neighbourImages(uprightNeighbours).filter((imagePk) => !verified.has(imagePk));
-      const byFeatures = await verifyInRounds(unverified, unverified.length, steps);
-      if (byFeatures.length > 0) return byFeatures;
-    }
+    // Verified with the query's own features: their matches are in its frame already.
+    const uprightByHash = await verifyNeighbours(chances.byFeatures, uprightNeighbours);
+    if (uprightByHash.length > 0) return uprightByHash;
     const found = await this.confirmFits(ref, upright, await this.weakFits(upright, candidates, fetched, flip), paths, UPRIGHT_CHECK);
     if (found.length === 0) found.push(...(await this.confirmWholeImages(ref, upright, wholeImageCandidates(uprightNeighbours), fetched, paths, UPRIGHT_CHECK)));
     if (found.length === 0) found.push(...(await this.confirmPlacements(ref, upright, placing, fetched, paths, placementPixels, UPRIGHT_CHECK)));

@@ -29,21 +29,18 @@ export interface RoundSteps<C, L, R> {
  * least FIRST_ROUND), then LATER_ROUND more at a time while no candidate has matched yet, up to MAX_VERIFIED. A query
  * whose image is found early pays for one round; one whose image is ranked low by votes is still found. From the second
  * round on (a query that is probably not in the collection, which will verify every round) the next round's features
- * are read while this round verifies. `alsoFirst` are candidates found another way than by votes (not in `ranked`):
- * they join the first round, beyond the MAX_VERIFIED voted ones.
+ * are read while this round verifies.
  */
 export async function verifyInRounds<C, L, R>(
   ranked: readonly C[],
   wanted: number,
   steps: RoundSteps<C, L, R>,
-  alsoFirst: readonly C[] = [],
 ): Promise<Array<{ candidate: C; result: R }>> {
   const limit = Math.min(MAX_VERIFIED, ranked.length);
   const batches: C[][] = [];
   for (let next = 0, size = Math.min(MAX_VERIFIED, Math.max(FIRST_ROUND, wanted)); next < limit; next += size, size = LATER_ROUND) {
     batches.push(ranked.slice(next, Math.min(limit, next + size)));
   }
-  if (alsoFirst.length > 0) batches[0] = [...(batches[0] ?? []), ...alsoFirst];
   const found: Array<{ candidate: C; result: R }> = [];
   let reading = batches.length > 0 ? steps.read(batches[0]) : undefined;
   for (let round = 0; round < batches.length && found.length === 0; round++) {
