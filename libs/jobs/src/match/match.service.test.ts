@@ -107,30 +107,31 @@ describe('MatchService on a small collection added through ingest', () => {
     expect(await blobs.exists(query.staged_key)).toBe(false);
   }, 60_000);
 
-  it('verifies the features of the query\'s hash neighbours, which the vote of a large collection ranks too low: a thumbnail', async () => {
-    // In a million images a 0.2x thumbnail's few coarse corners share hardly more words with its image than chance
-    // sharers do, and the vote ranks it in the hundreds; here the vote leaves it out.
+  /**
+   * A search whose vote leaves `filepath` out, as the vote of a large collection can rank an image beyond the shortlist:
+   * in a million images a 0.2x thumbnail's few coarse corners share hardly more words with its image than chance sharers.
+   */
+  function serviceOutvoting(filepath: string): MatchService {
     const local = new LocalCollectionIndex(new MatchIndexCache(matchIndex));
     const outvoted: CollectionSearchIndex = {
-      candidates: async (ref, request) => (await local.candidates(ref, request)).filter((c) => c.filepath !== 'labels/label-1.jpg'),
+      candidates: async (ref, request) => (await local.candidates(ref, request)).filter((c) => c.filepath !== filepath),
       nearestByHash: (ref, probes, filters) => local.nearestByHash(ref, probes, filters),
     };
+    return new MatchService(images, matchIndex, blobs, outvoted);
+  }
+
+  it('verifies the features of the query\'s hash neighbours when the vote ranks its image too low: a thumbnail', async () => {
     const thumbnail = await jpegOf(await scale(originals.get(1)!, 0.2), 80);
-    const result = await new MatchService(images, matchIndex, blobs, outvoted).search(searchPayload(await staged(thumbnail, 'thumbnail.jpg')));
+    const result = await serviceOutvoting('labels/label-1.jpg').search(searchPayload(await staged(thumbnail, 'thumbnail.jpg')));
     expect(paths(result.items)).toEqual(['labels/label-1.jpg']);
     // A feature match, not a whole-image second chance (scored below DEFAULT_MIN_SCORE).
     expect(result.items[0].score).toBeGreaterThanOrEqual(DEFAULT_MIN_SCORE);
     expect(result.items[0].target_overlap_percent).toBeGreaterThan(90);
   }, 60_000);
 
-  it('verifies the features of the upright copy\'s hash neighbours, when the vote ranks the image of a rotated copy too low', async () => {
-    const local = new LocalCollectionIndex(new MatchIndexCache(matchIndex));
-    const outvoted: CollectionSearchIndex = {
-      candidates: async (ref, request) => (await local.candidates(ref, request)).filter((c) => c.filepath !== 'labels/label-4.jpg'),
-      nearestByHash: (ref, probes, filters) => local.nearestByHash(ref, probes, filters),
-    };
+  it('verifies the features of the upright copy\'s hash neighbours when the vote ranks the image of a rotated copy too low', async () => {
     const turned = await jpegOf(await rotate(originals.get(4)!, 20), 80);
-    const result = await new MatchService(images, matchIndex, blobs, outvoted).search(searchPayload(await staged(turned, 'turned.jpg')));
+    const result = await serviceOutvoting('labels/label-4.jpg').search(searchPayload(await staged(turned, 'turned.jpg')));
     expect(paths(result.items)).toEqual(['labels/label-4.jpg']);
     expect(result.items[0].score).toBeGreaterThanOrEqual(DEFAULT_MIN_SCORE);
     // The label in the middle of the rotated canvas, which it fills only in part.
