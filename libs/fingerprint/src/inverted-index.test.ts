@@ -158,25 +158,26 @@ describe('inverted index', () => {
     }
   });
 
-  it('leaves words of more than a tenth of the images out of the vote, or of 1,000 images in a smaller collection', () => {
+  it('leaves words of more than a tenth of the images out of the vote, or of 10,000 images in a smaller collection', () => {
     const index = new InvertedIndex();
     // Word 1 is in every image, word 2 in every fifth, word 3 in every twentieth; each image has a word of its own.
-    const add = (key: number) => index.add(key, words(1, ...(key % 5 === 0 ? [2] : []), ...(key % 20 === 0 ? [3] : []), 1000 + key));
-    for (let key = 0; key < 100; key++) add(key);
-    // In 100 images no word can be in more than a tenth of 1,000: every word votes.
+    const add = (key: number) => index.add(key, words(1, ...(key % 5 === 0 ? [2] : []), ...(key % 20 === 0 ? [3] : []), 100_000 + key));
+    for (let key = 0; key < 999; key++) add(key);
+    // Under 1,000 images no word can be in more than a tenth of 10,000: every word votes.
     expect(index.candidates(words(1), 5)).toHaveLength(5);
-    for (let key = 100; key < 500; key++) add(key);
-    // In 500: word 1 (500 images) is out, word 2 (100) is not yet.
+    for (let key = 999; key < 2000; key++) add(key);
+    // In 2,000: word 1 (2,000 images) is out, word 2 (400) is not.
     expect(index.candidates(words(1), 5)).toEqual([]);
-    expect(index.candidates(words(2), 500)).toHaveLength(100);
-    // The bound does not jump at 1,000 images: it is 100 on both sides, then a tenth of the collection.
+    expect(index.candidates(words(2), 500)).toHaveLength(400);
+    // The bound does not jump anywhere: 1,000 up to 10,000 images, then a tenth of the collection.
     expect(stopWordBound(STOP_LIST_MIN_IMAGES - 1)).toBe(stopWordBound(STOP_LIST_MIN_IMAGES));
-    for (let key = 500; key < 2000; key++) add(key);
-    // In 2,000: word 2 (400 images) is out, word 3 (100) still votes.
+    expect(stopWordBound(STOP_LIST_MIN_IMAGES * 2)).toBe(2 * stopWordBound(STOP_LIST_MIN_IMAGES));
+    for (let key = 2000; key < 20_000; key++) add(key);
+    // In 20,000: word 2 (4,000 images) is out, word 3 (1,000) still votes.
     expect(index.candidates(words(2), 5)).toEqual([]);
-    expect(index.candidates(words(3), 500)).toHaveLength(100);
+    expect(index.candidates(words(3), 2000)).toHaveLength(1000);
     // A query still finds its image by its rarer words.
-    expect(index.candidates(words(1, 2, 1040), 1)[0].imageKey).toBe(40);
+    expect(index.candidates(words(1, 2, 100_040), 1)[0].imageKey).toBe(40);
   });
 
   it('never offers a removed image, before and after the lists are compacted', () => {

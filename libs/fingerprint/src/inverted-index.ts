@@ -21,11 +21,12 @@ const MAX_DEAD_SHARE = 1 / 8;
 export const STOP_WORD_SHARE = 0.1;
 /**
  * The stop list's bound on document frequency is STOP_WORD_SHARE of the collection's images, but never below that share
- * of this many: in a small collection every word is in a large share of it, and the vote costs nothing worth saving.
- * The bound grows with the collection from there instead of switching on at one size, so adding one image never takes
- * every common word out of a search's vote at once.
+ * of this many. In a small collection every word is in a large share of it, and the vote costs nothing worth saving:
+ * under a tenth of this many images no word is stopped (as under 1,000 images before, where the benchmarks at 1,000
+ * measured recall), and the bound grows with the collection from this many on. A list that switched on at one size
+ * took every common word out of a search's vote when one image was added.
  */
-export const STOP_LIST_MIN_IMAGES = 1000;
+export const STOP_LIST_MIN_IMAGES = 10_000;
 
 /** Words in more images than this are stop words (`VoteOptions.stopWordShare`; 1 keeps every word). */
 export function stopWordBound(images: number, stopWordShare = STOP_WORD_SHARE): number {
