@@ -60,10 +60,14 @@ function queriedPath(payload: SearchPayload): string | undefined {
   return 'filepath' in payload.query ? payload.query.filepath : undefined;
 }
 
-/** A collection image near the query by whole-image hash, found by the query's probe or its mirror's (`flipped`). */
+/**
+ * A collection image near the query by whole-image hash, found by the query's probe, its mirror's (`flipped`), or its
+ * uncut frame's (`uncut`: `LoadedQuery.uncutHash`).
+ */
 interface HashNeighbour {
   imagePk: number;
   flipped: boolean;
+  uncut: boolean;
   distance: number;
 }
 
@@ -100,7 +104,8 @@ async function verifyNeighbours(byFeatures: FeatureVerification | null, neighbou
 function wholeImageCandidates(neighbours: HashNeighbour[][]): Map<number, boolean> {
   const candidates = new Map<number, boolean>();
   for (const probe of neighbours) {
-    for (const { imagePk, flipped } of probe.filter((n) => n.distance <= GLOBAL_HASH_MAX_DISTANCE).slice(0, GLOBAL_CANDIDATES)) {
+    // The whole-image check aligns the cut query's frame with the image's: the uncut frame's neighbours are not for it.
+    for (const { imagePk, flipped } of probe.filter((n) => !n.uncut && n.distance <= GLOBAL_HASH_MAX_DISTANCE).slice(0, GLOBAL_CANDIDATES)) {
       if (!candidates.has(imagePk)) candidates.set(imagePk, flipped);
     }
   }
@@ -360,16 +365,18 @@ export class MatchService {
   }
 
   /**
-   * Per probe (the query's whole-image hash, and its mirror's with flip checks), the collection images nearest it,
-   * nearest first. Fills `paths` for them.
+   * Per probe (the query's whole-image hash, its mirror's with flip checks, and its uncut frame's when it has one), the
+   * collection images nearest it, nearest first. Fills `paths` for them.
    */
   private async hashNeighbours(ref: CollectionRef, query: LoadedQuery, payload: SearchPayload, paths: Map<number, string>): Promise<HashNeighbour[][]> {
     const probes = hashProbes(query.gray, payload.options.check_horizontal_flip);
+    const cutProbes = probes.length;
+    if (query.uncutHash !== undefined) probes.push({ hash: query.uncutHash, flipped: false });
     const nearest = await this.collections.nearestByHash(ref, probes, payload.options);
     return probes.map(({ flipped }, i) =>
       nearest[i].map(({ imagePk, filepath, distance }) => {
         paths.set(imagePk, filepath);
-        return { imagePk, flipped, distance };
+        return { imagePk, flipped, uncut: i >= cutProbes, distance };
       }),
     );
   }

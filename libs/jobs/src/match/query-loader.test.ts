@@ -1,6 +1,11 @@
-import type { Features } from '@loupe/fingerprint';
+import { differenceHash, type Features } from '@loupe/fingerprint';
+import { syntheticImage } from '@loupe/fingerprint/src/testing/synthetic-images';
+import { decodeToRgb, grayImageOf } from '@loupe/imaging';
+import { rawSharp } from '@loupe/imaging/src/testing/test-images';
+import type { BlobStore, ImageRepository } from '@loupe/storage';
 import { describe, expect, it } from 'vitest';
-import { LoadedQuery, worthPlacing } from './query-loader';
+import { Stopwatch } from '../stopwatch';
+import { LoadedQuery, QueryLoader, worthPlacing } from './query-loader';
 
 const queryWith = (count: number) => ({ label: 'q.jpg', features: { count } as Features }) as LoadedQuery;
 const words = (distinct: number, total: number) => Uint32Array.from({ length: total }, (_, i) => i % distinct);
@@ -13,5 +18,24 @@ describe('which queries are worth placing by their pixels', () => {
     // A quarter of the words repeated is the bound.
     expect(worthPlacing(queryWith(1000), words(760, 1000))).toBe(false);
     expect(worthPlacing(queryWith(1000), words(740, 1000))).toBe(true);
+  });
+});
+
+describe('QueryLoader', () => {
+  /** Loads `data` as an upload, from a blob store that holds only it. */
+  async function loadUpload(data: Buffer): Promise<LoadedQuery> {
+    const blobs = { get: async (key: string) => (key === 'staged' ? data : null) } as unknown as BlobStore;
+    const loader = new QueryLoader({} as ImageRepository, blobs);
+    return loader.load({ accountId: 1, service: 'mobile' }, { staged_key: 'staged', label: 'q.png' }, { preferredSide: 600, includeMirror: false }, new Stopwatch());
+  }
+
+  it('keeps the hash of an upload\'s frame before its borders were cut, and only when the cut took something', async () => {
+    const scene = await rawSharp(await syntheticImage(3, 600, 450)).png().toBuffer();
+    expect((await loadUpload(scene)).uncutHash).toBeUndefined();
+    const framed = await rawSharp(await syntheticImage(3, 600, 450)).extend({ top: 60, bottom: 60, left: 0, right: 0, background: '#fff' }).png().toBuffer();
+    const query = await loadUpload(framed);
+    expect(query.rgb.height).toBeLessThan(500);
+    expect(query.uncutHash).toBe(differenceHash(grayImageOf(await decodeToRgb(framed))));
+    expect(query.uncutHash).not.toBe(differenceHash(query.gray));
   });
 });
