@@ -308,7 +308,8 @@ export class MatchService {
   private async secondChances(ref: CollectionRef, query: LoadedQuery, chances: SecondChanceCandidates, fetched: Map<number, Buffer>, paths: Map<number, string>, payload: SearchPayload) {
     const flip = payload.options.check_horizontal_flip;
     const { dense: candidates, placing } = chances;
-    const neighbours = await this.hashNeighbours(ref, query, payload, paths);
+    // The uncut frame's neighbours are only for feature verification, which a query too plain to verify does not get.
+    const neighbours = await this.hashNeighbours(ref, query, payload, paths, chances.byFeatures !== null);
     const byHash = await verifyNeighbours(chances.byFeatures, neighbours);
     if (byHash.length > 0) return byHash;
     const dense = await this.confirmFits(ref, query, await this.weakFits(query, candidates, fetched, flip), paths);
@@ -365,13 +366,13 @@ export class MatchService {
   }
 
   /**
-   * Per probe (the query's whole-image hash, its mirror's with flip checks, and its uncut frame's when it has one), the
-   * collection images nearest it, nearest first. Fills `paths` for them.
+   * Per probe (the query's whole-image hash, its mirror's with flip checks, and with `withUncut` its uncut frame's when it
+   * has one), the collection images nearest it, nearest first. Fills `paths` for them.
    */
-  private async hashNeighbours(ref: CollectionRef, query: LoadedQuery, payload: SearchPayload, paths: Map<number, string>): Promise<HashNeighbour[][]> {
+  private async hashNeighbours(ref: CollectionRef, query: LoadedQuery, payload: SearchPayload, paths: Map<number, string>, withUncut = false): Promise<HashNeighbour[][]> {
     const probes = hashProbes(query.gray, payload.options.check_horizontal_flip);
     const cutProbes = probes.length;
-    if (query.uncutHash !== undefined) probes.push({ hash: query.uncutHash, flipped: false });
+    if (withUncut && query.uncutHash !== undefined) probes.push({ hash: query.uncutHash, flipped: false });
     const nearest = await this.collections.nearestByHash(ref, probes, payload.options);
     return probes.map(({ flipped }, i) =>
       nearest[i].map(({ imagePk, filepath, distance }) => {

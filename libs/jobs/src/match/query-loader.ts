@@ -91,8 +91,7 @@ export class QueryLoader {
     try {
       // Normalising reads and validates the whole file (corrupt, truncated, animated): no separate inspection decode.
       const normalized = await normalizeImage(data, { preferredSide: options.preferredSide });
-      const box = findContentBox(normalized);
-      const rgb = cropImage(normalized, box);
+      const rgb = cropImage(normalized, findContentBox(normalized));
       const assessment = assessImage(rgb, normalized.original);
       if (assessment.reason) throw new InputRefusedError(`${source.label}: ${assessment.reason}`);
       const cut = rgb.width < normalized.width || rgb.height < normalized.height;
