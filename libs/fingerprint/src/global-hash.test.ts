@@ -46,4 +46,37 @@ describe('hash index', () => {
     expect(index.nearest(0n, 0)).toEqual([]);
     expect(index.size).toBe(199);
   });
+
+  it('finds the images most alike in colour, at least as alike as asked, and only those the caller accepts', () => {
+    const index = new GlobalHashIndex();
+    // Key k holds the colour set of bins 0..k-1 (k bins): its likeness to bins 0..9 is min(k, 10) / max(k, 10).
+    for (let key = 1; key <= 40; key++) index.add(key, 0n, (1n << BigInt(key)) - 1n);
+    const tenBins = (1n << 10n) - 1n;
+    expect(index.alikeInColour(tenBins, 3, 0)).toEqual([
+      { key: 10, likeness: 1 },
+      { key: 9, likeness: 0.9 },
+      { key: 11, likeness: 10 / 11 },
+    ].sort((a, b) => b.likeness - a.likeness));
+    expect(index.alikeInColour(tenBins, 100, 0.8).map((m) => m.key)).toEqual([10, 11, 9, 12, 8]);
+    expect(index.alikeInColour(tenBins, 2, 0, (key) => key % 2 === 1).map((m) => m.key)).toEqual([11, 9]);
+    expect(index.alikeInColour(tenBins, 0, 0)).toEqual([]);
+    // Rows stored without a colour set (0) are alike nothing.
+    index.add(10, 0n);
+    expect(index.alikeInColour(tenBins, 1, 0)[0].key).toBe(11);
+    index.remove(11);
+    expect(index.alikeInColour(tenBins, 1, 0)[0].key).toBe(9);
+  });
+
+  it('reads back from its snapshot sections with hashes and colour sets', async () => {
+    const index = new GlobalHashIndex();
+    for (let key = 0; key < 50; key++) index.add(key * 3, BigInt(key) << 33n, (BigInt(key) << 40n) | 1n);
+    index.remove(9);
+    const bytes = Buffer.concat(index.toSections());
+    let at = 0;
+    const restored = await GlobalHashIndex.fromSections(async (n) => Uint8Array.from(bytes.subarray(at, (at += n))));
+    expect(restored.size).toBe(49);
+    expect(restored.nearest(5n << 33n, 0)).toEqual([{ key: 15, distance: 0 }]);
+    expect(restored.alikeInColour((7n << 40n) | 1n, 1, 1)).toEqual([{ key: 21, likeness: 1 }]);
+    expect(restored.alikeInColour((3n << 40n) | 1n, 1, 1)).toEqual([]);
+  });
 });

@@ -1,3 +1,5 @@
+import { popcount32 } from './bits';
+import { colourSetLikenessOfHalves } from './colour-set';
 import type { SectionReader } from './inverted-index';
 import type { GrayImage } from './types';
 
@@ -29,13 +31,6 @@ export function differenceHash(img: GrayImage): bigint {
   return hash;
 }
 
-function popcount32(x: number): number {
-  x -= (x >>> 1) & 0x55555555;
-  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-  x = (x + (x >>> 4)) & 0x0f0f0f0f;
-  return Math.imul(x, 0x01010101) >>> 24;
-}
-
 const HIGH = (hash: bigint) => Number(BigInt.asUintN(64, hash) >> 32n);
 const LOW = (hash: bigint) => Number(BigInt.asUintN(32, hash));
 
@@ -50,12 +45,15 @@ export function hashDistance(a: bigint, b: bigint): number {
 }
 
 /**
- * The difference hashes of a collection, searched by brute force over two 32-bit halves per image: ~1 ms for 100k
- * images, 8 bytes an image. Keys are image ids; adding a key again replaces its hash.
+ * The whole-image signatures of a collection, searched by brute force over two 32-bit halves each: per image its
+ * difference hash (`differenceHash`, ~1 ms for 100k images) and its colour set (`colourSet`; 0 for rows stored before
+ * colour sets were), 16 bytes an image. Keys are image ids; adding a key again replaces its signatures.
  */
 export class GlobalHashIndex {
   private high: Uint32Array = new Uint32Array(64);
   private low: Uint32Array = new Uint32Array(64);
+  private colourHigh: Uint32Array = new Uint32Array(64);
+  private colourLow: Uint32Array = new Uint32Array(64);
   private keys: number[] = [];
   private readonly slotOf = new Map<number, number>();
 
@@ -63,15 +61,19 @@ export class GlobalHashIndex {
     return this.keys.length;
   }
 
-  add(key: number, hash: bigint): void {
+  add(key: number, hash: bigint, colours = 0n): void {
     this.remove(key);
     const slot = this.keys.length;
     if (slot === this.high.length) {
       this.high = grow(this.high);
       this.low = grow(this.low);
+      this.colourHigh = grow(this.colourHigh);
+      this.colourLow = grow(this.colourLow);
     }
     this.high[slot] = HIGH(hash);
     this.low[slot] = LOW(hash);
+    this.colourHigh[slot] = HIGH(colours);
+    this.colourLow[slot] = LOW(colours);
     this.keys.push(key);
     this.slotOf.set(key, slot);
   }
@@ -81,8 +83,7 @@ export class GlobalHashIndex {
     if (slot === undefined) return;
     // Move the last entry into the hole: order does not matter.
     const last = this.keys.length - 1;
-    this.high[slot] = this.high[last];
-    this.low[slot] = this.low[last];
+    for (const a of [this.high, this.low, this.colourHigh, this.colourLow]) a[slot] = a[last];
     this.keys[slot] = this.keys[last];
     this.slotOf.set(this.keys[slot], slot);
     this.keys.pop();
@@ -93,7 +94,11 @@ export class GlobalHashIndex {
   toSections(): Uint8Array[] {
     const n = this.keys.length;
     const bytes = (a: Uint32Array | Float64Array) => new Uint8Array(a.buffer, a.byteOffset, a.byteLength);
-    return [bytes(Uint32Array.of(SNAPSHOT_MAGIC, n)), bytes(Float64Array.from(this.keys)), bytes(this.high.subarray(0, n)), bytes(this.low.subarray(0, n))];
+    return [
+      bytes(Uint32Array.of(SNAPSHOT_MAGIC, n)),
+      bytes(Float64Array.from(this.keys)),
+      ...[this.high, this.low, this.colourHigh, this.colourLow].map((a) => bytes(a.subarray(0, n))),
+    ];
   }
 
   /** Rebuilds an index from `toSections`' output, read back in order by `read(byteLength)`. */
@@ -105,6 +110,8 @@ export class GlobalHashIndex {
     index.keys = Array.from(new Float64Array((await read(n * 8)).buffer));
     index.high = new Uint32Array((await read(n * 4)).buffer);
     index.low = new Uint32Array((await read(n * 4)).buffer);
+    index.colourHigh = new Uint32Array((await read(n * 4)).buffer);
+    index.colourLow = new Uint32Array((await read(n * 4)).buffer);
     index.keys.forEach((key, slot) => index.slotOf.set(key, slot));
     return index;
   }
@@ -120,10 +127,34 @@ export class GlobalHashIndex {
     }
     return found.sort((a, b) => a.distance - b.distance || a.key - b.key);
   }
+
+  /**
+   * The `count` images whose colour sets are most alike `colours` (`colourSetLikeness`), at least `minLikeness`, most
+   * alike first (ties by key), of those `accepts` lets through.
+   */
+  alikeInColour(colours: bigint, count: number, minLikeness: number, accepts: (key: number) => boolean = () => true): Array<{ key: number; likeness: number }> {
+    const high = HIGH(colours);
+    const low = LOW(colours);
+    const best: Array<{ key: number; likeness: number }> = [];
+    if (count <= 0) return best;
+    const before = (a: { key: number; likeness: number }, b: { key: number; likeness: number }) => a.likeness > b.likeness || (a.likeness === b.likeness && a.key < b.key);
+    for (let slot = 0; slot < this.keys.length; slot++) {
+      const likeness = colourSetLikenessOfHalves(this.colourHigh[slot], this.colourLow[slot], high, low);
+      if (likeness < minLikeness) continue;
+      const entry = { key: this.keys[slot], likeness };
+      if (best.length === count && !before(entry, best[count - 1])) continue;
+      if (!accepts(entry.key)) continue;
+      let at = best.length;
+      while (at > 0 && before(entry, best[at - 1])) at--;
+      best.splice(at, 0, entry);
+      if (best.length > count) best.pop();
+    }
+    return best;
+  }
 }
 
-/** "LGH1": Loupe Global Hashes, snapshot layout 1. */
-const SNAPSHOT_MAGIC = 0x3148474c;
+/** "LGH2": Loupe Global Hashes, snapshot layout 2 (with colour sets). */
+const SNAPSHOT_MAGIC = 0x3248474c;
 
 function grow(a: Uint32Array): Uint32Array {
   const bigger = new Uint32Array(Math.max(64, a.length * 2));

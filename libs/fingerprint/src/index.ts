@@ -21,3 +21,4 @@ export { verifyOnThreads } from './pool/verify-task';
 export { verifyInThisThread, type VerifyBatch } from './verify-batch';
 export { seededRandom } from './random';
 export { differenceHash, hashDistance, GlobalHashIndex } from './global-hash';
+export { colourSet, colourSetLikeness } from './colour-set';

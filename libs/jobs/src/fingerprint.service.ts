@@ -51,7 +51,7 @@ export class FingerprintService {
           },
           tx,
         );
-        await searchIndex?.reindex(tx, row.id, features, gray);
+        await searchIndex?.reindex(tx, row.id, features, rgb, gray);
       });
       result.updated += 1;
     }

@@ -17,6 +17,8 @@ export interface SourceImage {
   features: Features;
   /** One visual word per keypoint, in keypoint order. */
   words: Uint32Array;
+  /** Its colour set (`colourSet`), 0 when its row has none. */
+  colourSet: bigint;
 }
 
 const FRAME_WIDTH = 600;
@@ -28,14 +30,18 @@ const DESCRIPTOR_BYTES = 32;
 export interface Distractor {
   features: Features;
   words: Uint32Array;
+  /** The colours of its patches' images together: a collage has about the colours of what it is cut from. */
+  colourSet: bigint;
 }
 
 export function distractor(sources: readonly SourceImage[], seed: number): Distractor {
   const rand = seededRandom(seed * 2654435761 + 17);
   const patches = 3 + Math.floor(rand() * 4);
   const picked: Array<{ source: SourceImage; index: number; x: number; y: number }> = [];
+  let colourSet = 0n;
   for (let p = 0; p < patches; p++) {
     const source = sources[Math.floor(rand() * sources.length)];
+    colourSet |= source.colourSet;
     const { width, height, count, xy } = source.features;
     const w = width * (0.35 + rand() * 0.35);
     const h = height * (0.35 + rand() * 0.35);
@@ -67,7 +73,7 @@ export function distractor(sources: readonly SourceImage[], seed: number): Distr
     descriptors.set(source.features.descriptors.subarray(index * DESCRIPTOR_BYTES, (index + 1) * DESCRIPTOR_BYTES), k * DESCRIPTOR_BYTES);
     words[k] = source.words[index];
   });
-  return { features: { width: FRAME_WIDTH, height: FRAME_HEIGHT, count: n, xy, meta, descriptors }, words };
+  return { features: { width: FRAME_WIDTH, height: FRAME_HEIGHT, count: n, xy, meta, descriptors }, words, colourSet };
 }
 
 function everyNth<T>(items: T[], count: number): T[] {

@@ -343,12 +343,12 @@ const describeMiss = (m: Miss) =>
   `${m.edit} of ${m.filepath} (rank ${m.voteRank ?? `>${RANK_DEPTH}`}${m.aloneScore === null ? ', alone: no match' : `, alone: ${m.aloneScore}`}${m.answered ? `, answered ${m.answered}` : ''})`;
 
 async function loadSources(b: Bench): Promise<SourceImage[]> {
-  const { rows } = await b.infra.db.query<{ words: Buffer; features: Buffer }>(
-    `SELECT w.words, f.features FROM images i JOIN image_words w ON w.image_pk = i.id JOIN image_features f ON f.image_pk = i.id
+  const { rows } = await b.infra.db.query<{ words: Buffer; features: Buffer; colour_set: string | null }>(
+    `SELECT w.words, f.features, w.colour_set::text AS colour_set FROM images i JOIN image_words w ON w.image_pk = i.id JOIN image_features f ON f.image_pk = i.id
       WHERE i.account_id = $1 AND i.filepath LIKE 'pool/%' AND f.feature_count >= 100 ORDER BY i.id LIMIT $2`,
     [b.accountId, SOURCE_IMAGES],
   );
-  return rows.map((r) => ({ features: deserializeFeatures(r.features), words: decodeWords(r.words) }));
+  return rows.map((r) => ({ features: deserializeFeatures(r.features), words: decodeWords(r.words), colourSet: BigInt(r.colour_set ?? 0) }));
 }
 
 /** Inserts generated distractor rows and their words, ROWS_PER_STATEMENT at a time; returns rows per second. */
@@ -356,7 +356,9 @@ async function addGenerated(b: Bench, from: number, to: number, vocabulary: stri
   const started = performance.now();
   for (let done = from; done < to; ) {
     const numbers = Array.from({ length: Math.min(ROWS_PER_STATEMENT, to - done) }, (_, k) => done + k);
-    const words = numbers.map((n) => encodeWords(distractor(b.repository.sources, n).words).toString('hex'));
+    const generated = numbers.map((n) => distractor(b.repository.sources, n));
+    const words = generated.map((d) => encodeWords(d.words).toString('hex'));
+    const colourSets = generated.map((d) => BigInt.asIntN(64, d.colourSet).toString());
     const hashes = numbers.map((n) => BigInt.asIntN(64, BigInt(Math.floor(seededRandom(n)() * 2 ** 52)) * 4099n).toString());
     await b.infra.images.transaction(async (tx) => {
       const { rows } = await tx.query<{ id: number; n: number }>(
@@ -371,9 +373,9 @@ async function addGenerated(b: Bench, from: number, to: number, vocabulary: stri
       const pks = numbers.map((n) => pkOf.get(n)!);
       pks.forEach((pk, i) => b.repository.generated.set(pk, numbers[i]));
       await tx.query(
-        `INSERT INTO image_words (image_pk, vocabulary, words, global_hash)
-         SELECT x.pk, $4, decode(x.hex, 'hex'), x.hash FROM unnest($1::bigint[], $2::text[], $3::bigint[]) AS x(pk, hex, hash)`,
-        [pks, words, hashes, vocabulary],
+        `INSERT INTO image_words (image_pk, vocabulary, words, global_hash, colour_set)
+         SELECT x.pk, $4, decode(x.hex, 'hex'), x.hash, x.colours FROM unnest($1::bigint[], $2::text[], $3::bigint[], $5::bigint[]) AS x(pk, hex, hash, colours)`,
+        [pks, words, hashes, vocabulary, colourSets],
       );
     });
     done += numbers.length;

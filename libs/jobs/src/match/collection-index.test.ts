@@ -10,6 +10,8 @@ import {
   Candidate,
   collectionCandidateKind,
   CollectionCandidatesPayload,
+  COLOUR_CANDIDATES,
+  COLOUR_MIN_LIKENESS,
   collectionCandidateKinds,
   HashProbe,
   LocalCollectionIndex,
@@ -70,13 +72,16 @@ describe('a partitioned collection answers what the whole collection answers', (
   let ref: CollectionRef;
   const wordsOf = new Map<string, Uint32Array>();
   const hashOf = new Map<string, bigint>();
+  const coloursOf = new Map<string, bigint>();
 
   async function add(filepath: string): Promise<number> {
     const words = randomWords();
     const hash = randomHash();
+    const colourSet = randomHash();
     wordsOf.set(filepath, words);
     hashOf.set(filepath, hash);
-    return insertIndexedImage({ images, index }, ref, { filepath, words, globalHash: () => hash });
+    coloursOf.set(filepath, colourSet);
+    return insertIndexedImage({ images, index }, ref, { filepath, words, globalHash: () => hash, colourSet });
   }
 
   beforeAll(async () => {
@@ -144,6 +149,24 @@ describe('a partitioned collection answers what the whole collection answers', (
     expect(expected[0][0]).toMatchObject({ filepath: 'prints/img-33.jpg', distance: 3 });
     expect(await queued.nearestByHash(ref, probes, {})).toEqual(expected);
     expect(await queued.nearestByHash(ref, probes, { path_filter: 'photos' })).toEqual(await whole.nearestByHash(ref, probes, { path_filter: 'photos' }));
+    await queue.close();
+  });
+
+  it('gives the same images most alike in colour, filtered and most alike first', async () => {
+    const whole = new LocalCollectionIndex(new MatchIndexCache(index));
+    const { queued, queue } = ownersOf(index, '0-3,4-7,8-11,12-15');
+    // The colours of a crop: most of its image's bins, one of them missing.
+    const target = coloursOf.get('photos/img-40.jpg')!;
+    const crop = target & ~(target & -target);
+    const expected = await whole.alikeInColour(ref, crop, {});
+    expect(expected.length).toBe(COLOUR_CANDIDATES);
+    expect(expected[0].filepath).toBe('photos/img-40.jpg');
+    expect(expected.every((c, i) => c.likeness >= COLOUR_MIN_LIKENESS && (i === 0 || c.likeness <= expected[i - 1].likeness))).toBe(true);
+    expect(await queued.alikeInColour(ref, crop, {})).toEqual(expected);
+    const prints = await whole.alikeInColour(ref, crop, { path_filter: 'prints' });
+    expect(prints.length).toBe(COLOUR_CANDIDATES);
+    expect(prints.every((c) => c.filepath.startsWith('prints/'))).toBe(true);
+    expect(await queued.alikeInColour(ref, crop, { path_filter: 'prints' })).toEqual(prints);
     await queue.close();
   });
 

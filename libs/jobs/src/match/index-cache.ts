@@ -208,7 +208,7 @@ function addAll(target: CollectionState, images: IndexedImage[]): void {
   const voting = fresh.map((image) => ({ imageKey: image.image_pk, words: decodeWords(image.words) })).filter(({ words }) => words.length > 0);
   target.index.addAll(voting);
   for (const image of fresh) {
-    if (image.global_hash !== null) target.hashes.add(image.image_pk, BigInt(image.global_hash));
+    if (image.global_hash !== null) target.hashes.add(image.image_pk, BigInt(image.global_hash), BigInt(image.colour_set ?? 0));
     target.paths.set(image.image_pk, image.filepath);
   }
 }

@@ -24,8 +24,11 @@ export interface CollectionState {
   seq: number;
 }
 
-/** 2: postings carry term frequencies in their own bytes (InvertedIndex "LII2"); a layout-1 file is reloaded from rows. */
-const LAYOUT = 2;
+/**
+ * 3: the whole-image signatures carry colour sets (GlobalHashIndex "LGH2"). Files of older layouts (2: postings with
+ * term frequencies in their own bytes, "LII2") are reloaded from rows.
+ */
+const LAYOUT = 3;
 /** Paths are written in groups, so that no single buffer of a million paths is built. */
 const PATHS_PER_GROUP = 50_000;
 

@@ -116,6 +116,7 @@ describe('MatchService on a small collection added through ingest', () => {
     const outvoted: CollectionSearchIndex = {
       candidates: async (ref, request) => (await local.candidates(ref, request)).filter((c) => c.filepath !== filepath),
       nearestByHash: (ref, probes, filters) => local.nearestByHash(ref, probes, filters),
+      alikeInColour: (ref, colours, filters) => local.alikeInColour(ref, colours, filters),
     };
     return new MatchService(images, matchIndex, blobs, outvoted);
   }
@@ -186,6 +187,27 @@ describe('MatchService on a small collection added through ingest', () => {
     for (const side of ['left', 'right', 'top', 'bottom'] as const) expect(Math.abs(match.target_match_rect[side] - expected[side])).toBeLessThan(3);
     const compared = await service.compare(comparePayload(await staged(quarter, 'quarter.jpg'), { filepath: 'wallpapers/blobs.jpg' }));
     expect(compared.items.map((i) => i.filepath)).toEqual(['wallpapers/blobs.jpg']);
+  }, 60_000);
+
+  it('places a quarter of the smooth wallpaper in the images most alike it in colour when the vote leaves its image out', async () => {
+    const wallpaper = originals.get(5)!;
+    const quarter = await jpegOf(await crop(wallpaper, cropBox(wallpaper, 0.25, 0.1, 0.9)), 60);
+    const result = await serviceOutvoting('wallpapers/blobs.jpg').search(searchPayload(await staged(quarter, 'quarter.jpg')));
+    expect(paths(result.items)).toEqual(['wallpapers/blobs.jpg']);
+    expect(result.items[0].score).toBeLessThanOrEqual(DEFAULT_MIN_SCORE);
+  }, 60_000);
+
+  it('finds a crop of a gradient without a single corner by placing it in the images most alike it in colour, and not a crop of another gradient', async () => {
+    const gradient = originals.get(7)!;
+    const box = cropBox(gradient, 0.25, 0.9, 0.3);
+    const plainCrop = await staged(await pngOf(await crop(gradient, box)), 'gradient-crop.png');
+    const result = await service.search(searchPayload(plainCrop));
+    expect(paths(result.items)).toEqual(['wallpapers/gradient.png']);
+    // Placed somewhere along the gradient's isolines, which nothing in a plain crop fixes: its position is not checked.
+    expect(result.items[0].score).toBeLessThanOrEqual(DEFAULT_MIN_SCORE);
+    const otherHues = await linearGradient(['hsl(220,60%,14%)', 'hsl(195,38%,44%)', 'hsl(215,55%,22%)']);
+    const otherCrop = await staged(await pngOf(await crop(otherHues, box)), 'other-crop.png');
+    await expect(service.search(searchPayload(otherCrop))).rejects.toMatchObject({ code: INPUT_REFUSED, message: expect.stringMatching(/^other-crop\.png: The image is too plain to search/) });
   }, 60_000);
 
   it('compares a rotated copy of the smooth wallpaper with it upright, and places the match in the rotated copy', async () => {

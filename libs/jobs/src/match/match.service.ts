@@ -1,4 +1,4 @@
-import { confirmDense, confirmPlacedCrop, confirmSharedDetail, confirmWeakFit, confirmUpright, DenseCheck, UPRIGHT_CHECK, confirmWholeImage, deserializeFeatures, differenceHash, hashDistance, matchInRotatedFrame, mirrorGray, weakFitOptions, worthDenseCheck, enhancedScore, Features, GrayImage, MatchResult, renderOverlay, verifyInThisThread, verifyMatch, VerifyBatch } from '@loupe/fingerprint';
+import { colourSet, confirmDense, confirmPlacedCrop, confirmSharedDetail, confirmWeakFit, confirmUpright, DenseCheck, UPRIGHT_CHECK, confirmWholeImage, deserializeFeatures, differenceHash, hashDistance, matchInRotatedFrame, mirrorGray, weakFitOptions, worthDenseCheck, enhancedScore, Features, GrayImage, MatchResult, renderOverlay, verifyInThisThread, verifyMatch, VerifyBatch } from '@loupe/fingerprint';
 import { decodeToRgb, findContentBox, NormalizedImage, normalizeImage } from '@loupe/imaging';
 import type { BlobStore, CollectionRef, ImageRepository, MatchIndexRepository } from '@loupe/storage';
 import { CompareResult, ComparePayload, InputRefusedError, MatchItem, QuerySource, SearchPayload, SearchResult } from '../contracts';
@@ -23,8 +23,9 @@ const DENSE_CANDIDATES = 6;
 const SECOND_CHANCE_DECODE_SIDE = 300;
 /**
  * Best-voted candidates in which a query `worthPlacing` is placed by its pixels (`confirmPlacedCrop`) when every other
- * chance failed: a placement costs a decode and a template search (~20 ms). In the benchmark families, the crops of
- * smooth wallpapers and tile walls that features cannot fit were voted among the first three.
+ * chance failed, besides the COLOUR_CANDIDATES most alike it in colour: a placement costs a decode and a template search
+ * (~20 ms). In the benchmark families, the crops of smooth wallpapers and tile walls that features cannot fit were voted
+ * among the first three.
  */
 const PLACEMENT_CANDIDATES = 3;
 
@@ -181,7 +182,7 @@ export class MatchService {
     const steps = this.featureVerification(ref, query, payload, paths, fetched);
     const found = await verifyInRounds(ranked, wanted, steps);
     if (found.length > 0) return found;
-    const placing = worthPlacing(query, words) ? ranked.slice(0, PLACEMENT_CANDIDATES) : [];
+    const placing = worthPlacing(query, words) ? await this.placementCandidates(ref, query, ranked.slice(0, PLACEMENT_CANDIDATES), payload, paths) : [];
     // Nothing matched, so every candidate was verified.
     const byFeatures = { steps, verified: new Set(ranked.slice(0, MAX_VERIFIED)) };
     return this.secondChances(ref, query, { dense: ranked.slice(0, DENSE_CANDIDATES), placing, byFeatures }, fetched, paths, payload);
@@ -200,12 +201,13 @@ export class MatchService {
   }
 
   /**
-   * A query with too few distinctive points for the vote (a soft gradient) can still be a whole copy of a collection
-   * image: the second chances without vote candidates, that is the whole-image check of its hash neighbours, as it is
-   * and turned upright. Refused as too plain when it is none.
+   * A query with too few distinctive points for the vote (a soft gradient) can still be a copy of a collection image:
+   * the second chances without vote candidates, that is the whole-image check of its hash neighbours and its placement
+   * in the images most alike it in colour, as it is and turned upright. Refused as too plain when it is none.
    */
   private async matchWholeCopy(ref: CollectionRef, query: LoadedQuery, payload: SearchPayload, paths: Map<number, string>, fetched: Map<number, Buffer>) {
-    const found = await this.secondChances(ref, query, { dense: [], placing: [], byFeatures: null }, fetched, paths, payload);
+    const placing = await this.placementCandidates(ref, query, [], payload, paths);
+    const found = await this.secondChances(ref, query, { dense: [], placing, byFeatures: null }, fetched, paths, payload);
     if (found.length === 0) throw new InputRefusedError(tooPlainMessage(query));
     return found;
   }
@@ -388,8 +390,7 @@ export class MatchService {
    */
   private async confirmWholeImages(ref: CollectionRef, query: LoadedQuery, candidates: ReadonlyMap<number, boolean>, fetched: Map<number, Buffer>, paths: Map<number, string>, check: DenseCheck = {}) {
     if (candidates.size === 0) return [];
-    const missing = [...candidates.keys()].filter((imagePk) => !fetched.has(imagePk));
-    for (const [imagePk, features] of await this.index.features(missing)) fetched.set(imagePk, features);
+    await this.fetchFeatures([...candidates.keys()], fetched);
     const withFeatures = [...candidates.keys()].filter((imagePk) => fetched.get(imagePk)?.length);
     const pixelsOf = await this.storedPixelsOf(ref, withFeatures, paths);
     const found: Array<{ candidate: number; result: MatchResult }> = [];
@@ -404,11 +405,23 @@ export class MatchService {
   }
 
   /**
-   * The placement chance (`confirmPlacedCrop`) of `candidates` that have stored features (the verification rounds read
-   * the best-voted): upright crops that neither features nor a weak fit could align. Their stored pixels are taken from
-   * `read` when there, and added to it.
+   * Where a query is placed by its pixels: `voted` (the best-voted few), then the images whose colours are most alike
+   * the query's (`alikeInColour`), which a crop too plain to vote with, or whose image the vote ranks low, still leads to.
+   * Fills `paths` for them.
    */
-  private async confirmPlacements(ref: CollectionRef, query: LoadedQuery, candidates: number[], fetched: ReadonlyMap<number, Buffer>, paths: Map<number, string>, read: Map<number, NormalizedImage | null>, check: DenseCheck = {}) {
+  private async placementCandidates(ref: CollectionRef, query: LoadedQuery, voted: number[], payload: SearchPayload, paths: Map<number, string>): Promise<number[]> {
+    const alike = await this.collections.alikeInColour(ref, colourSet(query.rgb), payload.options);
+    for (const { imagePk, filepath } of alike) paths.set(imagePk, filepath);
+    return [...new Set([...voted, ...alike.map(({ imagePk }) => imagePk)])];
+  }
+
+  /**
+   * The placement chance (`confirmPlacedCrop`) of `candidates` that have stored features (read into `fetched` when the
+   * verification rounds did not): upright crops that neither features nor a weak fit could align. Their stored pixels
+   * are taken from `read` when there, and added to it.
+   */
+  private async confirmPlacements(ref: CollectionRef, query: LoadedQuery, candidates: number[], fetched: Map<number, Buffer>, paths: Map<number, string>, read: Map<number, NormalizedImage | null>, check: DenseCheck = {}) {
+    await this.fetchFeatures(candidates, fetched);
     const withFeatures = candidates.filter((imagePk) => fetched.get(imagePk)?.length);
     const unread = withFeatures.filter((imagePk) => !read.has(imagePk));
     (await this.storedPixelsOf(ref, unread, paths)).forEach((pixels, i) => read.set(unread[i], pixels));
@@ -420,6 +433,13 @@ export class MatchService {
       if (result) found.push({ candidate: imagePk, result });
     }
     return found;
+  }
+
+  /** Reads into `fetched` the stored features of those `imagePks` it does not hold yet. */
+  private async fetchFeatures(imagePks: readonly number[], fetched: Map<number, Buffer>): Promise<void> {
+    const missing = imagePks.filter((imagePk) => !fetched.has(imagePk));
+    if (missing.length === 0) return;
+    for (const [imagePk, features] of await this.index.features(missing)) fetched.set(imagePk, features);
   }
 
   /**

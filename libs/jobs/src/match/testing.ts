@@ -13,6 +13,8 @@ export async function insertIndexedImage(
     words: Uint32Array;
     /** The whole-image hash, given the new row's id (none by default). */
     globalHash?: (imagePk: number) => bigint;
+    /** The colour set (none by default). */
+    colourSet?: bigint;
     features?: { count: number; data: Buffer };
     vocabulary?: string;
   },
@@ -23,7 +25,7 @@ export async function insertIndexedImage(
       fingerprint_health: 1, searchable: true, unsearchable_reason: null, metadata: {}, ingest_token: null,
     };
     const pk = await repositories.images.insert(ref, row, image.features ?? { count: 0, data: Buffer.alloc(0) }, tx);
-    await repositories.index.saveWords(pk, image.vocabulary ?? matchVocabulary().id, image.words, tx, image.globalHash?.(pk) ?? null);
+    await repositories.index.saveWords(pk, image.vocabulary ?? matchVocabulary().id, image.words, tx, image.globalHash?.(pk) ?? null, image.colourSet ?? null);
     return pk;
   });
 }

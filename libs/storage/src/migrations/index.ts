@@ -7,6 +7,7 @@ import { publicIndex } from './005-public-index';
 import { maintenanceCursors } from './006-maintenance-cursors';
 import { globalHash } from './007-global-hash';
 import { wordsVocabularyIndex } from './008-words-vocabulary-index';
+import { colourSet } from './009-colour-set';
 
 /** Every schema change, in order. Append; never edit one that has shipped. */
-export const MIGRATIONS: readonly Migration[] = [collections, matchIndex, color, wine, publicIndex, maintenanceCursors, globalHash, wordsVocabularyIndex];
+export const MIGRATIONS: readonly Migration[] = [collections, matchIndex, color, wine, publicIndex, maintenanceCursors, globalHash, wordsVocabularyIndex, colourSet];

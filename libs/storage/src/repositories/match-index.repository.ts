@@ -53,17 +53,21 @@ export interface IndexedImage {
   words: Buffer;
   /** The whole-image difference hash as a signed 64-bit decimal, null for rows indexed without one. */
   global_hash: string | null;
+  /** The colour set (`colourSet`) as a signed 64-bit decimal, null for rows indexed without one. */
+  colour_set: string | null;
 }
 
 /** The persisted side of the matching index: visual words per image and the change log workers follow. */
 export class MatchIndexRepository {
   constructor(private readonly db: Db) {}
 
-  async saveWords(imagePk: number, vocabulary: string, words: Uint32Array, q: Queryable, globalHash: bigint | null = null): Promise<void> {
+  async saveWords(imagePk: number, vocabulary: string, words: Uint32Array, q: Queryable, globalHash: bigint | null = null, colourSet: bigint | null = null): Promise<void> {
+    const signed = (bits: bigint | null) => (bits === null ? null : BigInt.asIntN(64, bits).toString());
     await q.query(
-      `INSERT INTO image_words (image_pk, vocabulary, words, global_hash) VALUES ($1, $2, $3, $4::bigint)
-       ON CONFLICT (image_pk) DO UPDATE SET vocabulary = EXCLUDED.vocabulary, words = EXCLUDED.words, global_hash = EXCLUDED.global_hash`,
-      [imagePk, vocabulary, encodeWords(words), globalHash === null ? null : BigInt.asIntN(64, globalHash).toString()],
+      `INSERT INTO image_words (image_pk, vocabulary, words, global_hash, colour_set) VALUES ($1, $2, $3, $4::bigint, $5::bigint)
+       ON CONFLICT (image_pk) DO UPDATE
+         SET vocabulary = EXCLUDED.vocabulary, words = EXCLUDED.words, global_hash = EXCLUDED.global_hash, colour_set = EXCLUDED.colour_set`,
+      [imagePk, vocabulary, encodeWords(words), signed(globalHash), signed(colourSet)],
     );
   }
 
@@ -105,7 +109,7 @@ export class MatchIndexRepository {
   /** Searchable images with their words: all of a collection, or the given ones. */
   async indexedImages(ref: CollectionRef, vocabulary: string, imagePks?: readonly number[]): Promise<IndexedImage[]> {
     const { rows } = await this.db.query<IndexedImage>(
-      `SELECT i.id AS image_pk, i.filepath, w.words, w.global_hash::text AS global_hash
+      `SELECT i.id AS image_pk, i.filepath, w.words, w.global_hash::text AS global_hash, w.colour_set::text AS colour_set
          FROM images i JOIN image_words w ON w.image_pk = i.id
         WHERE i.account_id = $1 AND i.service = $2 AND i.searchable AND w.vocabulary = $3
           ${imagePks ? 'AND i.id = ANY($4::bigint[])' : ''}`,
@@ -121,7 +125,7 @@ export class MatchIndexRepository {
    */
   async indexedImagesPage(ref: CollectionRef, vocabulary: string, afterPk: number, limit: number, shards?: readonly number[]): Promise<IndexedImage[]> {
     const { rows } = await this.db.query<IndexedImage>(
-      `SELECT i.id AS image_pk, i.filepath, w.words, w.global_hash::text AS global_hash
+      `SELECT i.id AS image_pk, i.filepath, w.words, w.global_hash::text AS global_hash, w.colour_set::text AS colour_set
          FROM images i JOIN image_words w ON w.image_pk = i.id
         WHERE i.account_id = $1 AND i.service = $2 AND i.searchable AND w.vocabulary = $3 AND i.id > $4
           ${shards ? `AND i.id % ${COLLECTION_INDEX_SHARDS} = ANY($6::bigint[])` : ''}

@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { colourSet, colourSetLikeness } from './colour-set';
+import * as edit from './testing/edits';
+import { linearGradient, smoothWallpaper, softBlobs, syntheticImage } from './testing/synthetic-images';
+
+const bits = (set: bigint) => set.toString(2).split('').filter((b) => b === '1').length;
+
+describe('colour set', () => {
+  it('keeps a crop of a smooth image nearer its image than other smooth images and a busy scene', async () => {
+    const images = [await softBlobs(1), await softBlobs(2), await softBlobs(3), await smoothWallpaper(1), await smoothWallpaper(2), await syntheticImage(1)];
+    const sets = images.map(colourSet);
+    // A busy scene has so many colours that a quarter of it lacks most of them: it is a distractor only.
+    for (const [i, image] of images.slice(0, 5).entries()) {
+      for (const [area, x, y] of [[0.25, 0.1, 0.9], [0.25, 0.8, 0.2], [0.5, 0.5, 0.5]] as const) {
+        const copy = await edit.jpeg(await edit.crop(image, edit.cropBox(image, area, x, y)), 60);
+        const likeness = sets.map((set) => colourSetLikeness(colourSet(copy), set));
+        const nearest = likeness.indexOf(Math.max(...likeness));
+        expect(nearest, `crop ${area} at ${x},${y} of image ${i}: likeness ${likeness.map((l) => l.toFixed(2)).join(' ')}`).toBe(i);
+      }
+    }
+  });
+
+  it('holds the colours that cover at least a percent of the image, and nothing for a grey ramp\'s missing hues', async () => {
+    const ramp = await linearGradient(['#000000', '#ffffff'], 1, 0);
+    // Eight grey bins by lightness, none of the coloured ones.
+    expect(colourSet(ramp)).toBe(0xffn);
+    const redHalf = await linearGradient(['#ff0000', '#ff0000', '#000000', '#000000'], 1, 0);
+    expect(bits(colourSet(redHalf))).toBeLessThanOrEqual(4);
+  });
+
+  it('measures likeness as shared bins over the bins of either set', () => {
+    expect(colourSetLikeness(0b1111n, 0b1111n)).toBe(1);
+    expect(colourSetLikeness(0b1100n, 0b0110n)).toBeCloseTo(1 / 3);
+    expect(colourSetLikeness(1n << 63n, (1n << 63n) | 1n)).toBe(0.5);
+    expect(colourSetLikeness(0n, 0n)).toBe(0);
+  });
+});
