@@ -29,14 +29,14 @@ async function sampleFiles(): Promise<Array<{ name: string; data: Buffer }>> {
 }
 
 describe('a plan made by another process', () => {
-  it('comes back from its job result with its features, normalised copy, visual words and hash intact, without the upload', () => {
+  it('comes back from its job result with its features, normalised copy, visual words, hash and colour set intact, without the upload', () => {
     const plan: ItemPlan = {
       ready: {
         row: { filepath: 'a.jpg', image_id: null, format: 'jpeg', width: 10, height: 10, norm_width: 10, norm_height: 10, blob_key: 'k', norm_blob_key: 'n', fingerprint_health: 50, searchable: true, unsearchable_reason: null, metadata: { a: 1 }, ingest_token: 't' },
         features: { count: 2, data: Buffer.from([1, 2, 3, 250]) },
         normalizedJpeg: new Uint8Array([0xff, 0xd8, 0xff, 0xd9]),
         original: new Uint8Array(1000),
-        analyses: [{ words: new Uint32Array([7, 60_054, 3]), globalHash: 0xfedcba9876543210n }, [{ l: 50.5, weight: 0.25 }]],
+        analyses: [{ words: new Uint32Array([7, 60_054, 3]), globalHash: 0xfedcba9876543210n, colourSet: 0x8000000000000101n }, [{ l: 50.5, weight: 0.25 }]],
         seconds: { resize: 0.01, add: 0.02, stages: { time_detect_label: 0.5 } },
       },
     };
@@ -77,7 +77,7 @@ function collectionFixture() {
     }
     return { account_id: state.accountId, account: 'acme', service, items, on_existing: 'refuse', preferred_side: 600, options: { ignore_background: true } };
   };
-  /** Rows in commit order, with their features, search words, hash and palette, paths relative to `prefix`. */
+  /** Rows in commit order, with their features, search words, hash, colour set and palette, paths relative to `prefix`. */
   const stored = async (service: string, prefix: string) => {
     const { rows } = await state.db.query<{ id: number; filepath: string; palette: unknown }>(
       `SELECT i.id, i.filepath, i.norm_width, i.norm_height, i.fingerprint_health, i.searchable, p.palette, p.ignore_background
@@ -89,7 +89,7 @@ function collectionFixture() {
     const indexed = await matchIndex.indexedImages({ accountId: state.accountId, service }, matchVocabulary().id);
     return rows.map(({ id, filepath, ...row }) => {
       const entry = indexed.find((i) => i.image_pk === id);
-      return { ...row, filepath: filepath.slice(prefix.length), features: features.get(id)?.toString('base64'), words: entry?.words.toString('base64'), hash: entry?.global_hash };
+      return { ...row, filepath: filepath.slice(prefix.length), features: features.get(id)?.toString('base64'), words: entry?.words.toString('base64'), hash: entry?.global_hash, colours: entry?.colour_set };
     });
   };
   return { state, deps, payloadOf, stored };

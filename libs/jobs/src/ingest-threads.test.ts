@@ -111,7 +111,7 @@ describe('a batch prepared concurrently', () => {
     const indexed = await matchIndex.indexedImages({ accountId, service: 'mobile' }, matchVocabulary().id);
     return rows.map(({ id, ...row }) => {
       const entry = indexed.find((i) => i.image_pk === id);
-      return { ...row, features: features.get(id)?.toString('base64'), words: entry?.words.toString('base64'), hash: entry?.global_hash };
+      return { ...row, features: features.get(id)?.toString('base64'), words: entry?.words.toString('base64'), hash: entry?.global_hash, colours: entry?.colour_set };
     });
   }
 
