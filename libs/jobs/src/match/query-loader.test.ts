@@ -1,14 +1,25 @@
 import { differenceHash, type Features } from '@loupe/fingerprint';
-import { syntheticImage } from '@loupe/fingerprint/src/testing/synthetic-images';
+import { crop, cropBox } from '@loupe/fingerprint/src/testing/edits';
+import { softBlobs, syntheticImage } from '@loupe/fingerprint/src/testing/synthetic-images';
 import { decodeToRgb, grayImageOf } from '@loupe/imaging';
 import { rawSharp } from '@loupe/imaging/src/testing/test-images';
 import type { BlobStore, ImageRepository } from '@loupe/storage';
 import { describe, expect, it } from 'vitest';
 import { Stopwatch } from '../stopwatch';
 import { LoadedQuery, QueryLoader, worthPlacing } from './query-loader';
+import { matchVocabulary } from './vocabulary';
 
-const queryWith = (count: number) => ({ label: 'q.jpg', features: { count } as Features }) as LoadedQuery;
+/** A query of `count` points whose corner strengths (ORB responses) are all `response`. */
+const queryWith = (count: number, response = 1e-4) =>
+  ({ label: 'q.jpg', features: { count, meta: Float32Array.from({ length: 4 * count }, (_, i) => (i % 4 === 2 ? response : 0)) } as Features }) as LoadedQuery;
 const words = (distinct: number, total: number) => Uint32Array.from({ length: total }, (_, i) => i % distinct);
+
+/** Loads `data` as an upload, from a blob store that holds only it. */
+async function loadUpload(data: Buffer): Promise<LoadedQuery> {
+  const blobs = { get: async (key: string) => (key === 'staged' ? data : null) } as unknown as BlobStore;
+  const loader = new QueryLoader({} as ImageRepository, blobs);
+  return loader.load({ accountId: 1, service: 'mobile' }, { staged_key: 'staged', label: 'q.png' }, { preferredSide: 600, includeMirror: false }, new Stopwatch());
+}
 
 describe('which queries are worth placing by their pixels', () => {
   it('places a query with few points, or whose words repeat, and not a photo of distinct corners', () => {
@@ -18,17 +29,25 @@ describe('which queries are worth placing by their pixels', () => {
     // A quarter of the words repeated is the bound.
     expect(worthPlacing(queryWith(1000), words(760, 1000))).toBe(false);
     expect(worthPlacing(queryWith(1000), words(740, 1000))).toBe(true);
+    // Distinct but weak corners: the block edges of a recompressed smooth image.
+    expect(worthPlacing(queryWith(1000, 2e-8), words(850, 1000))).toBe(true);
+  });
+
+  it('places a rotated JPEG crop of a soft wallpaper, whose thousand points are block edges, and not a JPEG copy of a scene', async () => {
+    const wallpaper = await softBlobs(2);
+    const turnedCrop = await rawSharp(await crop(wallpaper, cropBox(wallpaper, 0.5, 0.3, 0.6))).rotate(20, { background: '#808080' }).jpeg({ quality: 40 }).toBuffer();
+    const smooth = await loadUpload(turnedCrop);
+    const smoothWords = matchVocabulary().vocabulary.quantize(smooth.features);
+    expect(smooth.features.count).toBeGreaterThanOrEqual(300);
+    expect(1 - new Set(smoothWords).size / smoothWords.length, 'hardly repeated').toBeLessThan(0.25);
+    expect(worthPlacing(smooth, smoothWords)).toBe(true);
+    const scene = await loadUpload(await rawSharp(await syntheticImage(5, 800, 600)).jpeg({ quality: 40 }).toBuffer());
+    expect(scene.features.count).toBeGreaterThanOrEqual(300);
+    expect(worthPlacing(scene, matchVocabulary().vocabulary.quantize(scene.features))).toBe(false);
   });
 });
 
 describe('QueryLoader', () => {
-  /** Loads `data` as an upload, from a blob store that holds only it. */
-  async function loadUpload(data: Buffer): Promise<LoadedQuery> {
-    const blobs = { get: async (key: string) => (key === 'staged' ? data : null) } as unknown as BlobStore;
-    const loader = new QueryLoader({} as ImageRepository, blobs);
-    return loader.load({ accountId: 1, service: 'mobile' }, { staged_key: 'staged', label: 'q.png' }, { preferredSide: 600, includeMirror: false }, new Stopwatch());
-  }
-
   it('keeps the hash of an upload\'s frame before its borders were cut, and only when the cut took something', async () => {
     const scene = await rawSharp(await syntheticImage(3, 600, 450)).png().toBuffer();
     expect((await loadUpload(scene)).uncutHash).toBeUndefined();
