@@ -36,7 +36,7 @@ export const HASH_NEIGHBOUR_MAX_DISTANCE = 16;
  * rotated JPEG copies were 0.25-1 alike their own image (a quarter under 0.54-0.58 per family), and their image was
  * among the 3 most alike for 86-94 of 96 per family; the third most alike other image was 0.30-0.40 alike at the median.
  * With a floor of 0.3 instead of 0.45, the matching benchmark found one more family query (of 252), and its searches
- * at 10,000 images took 50-60 ms more at p95.
+ * at 10,000 images took 40-60 ms more at p95.
  */
 export const COLOUR_CANDIDATES = 3;
 export const COLOUR_MIN_LIKENESS = 0.45;
