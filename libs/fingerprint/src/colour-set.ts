@@ -1,4 +1,4 @@
-import { popcount32 } from './bits';
+import { high32, low32, popcount32 } from './bits';
 import type { RgbImage } from './types';
 
 /** Chroma (max − min channel, 0-255) under which a pixel counts as grey. */
@@ -58,6 +58,5 @@ export function colourSetLikenessOfHalves(highA: number, lowA: number, highB: nu
 
 /** Jaccard likeness (0-1) of two colour sets (`colourSet`): the bins both have over the bins either has. */
 export function colourSetLikeness(a: bigint, b: bigint): number {
-  const half = (v: bigint, shift: bigint) => Number(BigInt.asUintN(32, BigInt.asUintN(64, v) >> shift));
-  return colourSetLikenessOfHalves(half(a, 32n), half(a, 0n), half(b, 32n), half(b, 0n));
+  return colourSetLikenessOfHalves(high32(a), low32(a), high32(b), low32(b));
 }

@@ -1,4 +1,4 @@
-import { popcount32 } from './bits';
+import { high32, low32, popcount32 } from './bits';
 import { colourSetLikenessOfHalves } from './colour-set';
 import type { SectionReader } from './inverted-index';
 import type { GrayImage } from './types';
@@ -31,9 +31,6 @@ export function differenceHash(img: GrayImage): bigint {
   return hash;
 }
 
-const HIGH = (hash: bigint) => Number(BigInt.asUintN(64, hash) >> 32n);
-const LOW = (hash: bigint) => Number(BigInt.asUintN(32, hash));
-
 /** Bits in which two hashes, each given as its high and low 32 bits, differ. */
 function halvesDistance(highA: number, lowA: number, highB: number, lowB: number): number {
   return popcount32((highA ^ highB) >>> 0) + popcount32((lowA ^ lowB) >>> 0);
@@ -41,7 +38,7 @@ function halvesDistance(highA: number, lowA: number, highB: number, lowB: number
 
 /** Bits in which two hashes differ. */
 export function hashDistance(a: bigint, b: bigint): number {
-  return halvesDistance(HIGH(a), LOW(a), HIGH(b), LOW(b));
+  return halvesDistance(high32(a), low32(a), high32(b), low32(b));
 }
 
 /**
@@ -70,10 +67,10 @@ export class GlobalHashIndex {
       this.colourHigh = grow(this.colourHigh);
       this.colourLow = grow(this.colourLow);
     }
-    this.high[slot] = HIGH(hash);
-    this.low[slot] = LOW(hash);
-    this.colourHigh[slot] = HIGH(colours);
-    this.colourLow[slot] = LOW(colours);
+    this.high[slot] = high32(hash);
+    this.low[slot] = low32(hash);
+    this.colourHigh[slot] = high32(colours);
+    this.colourLow[slot] = low32(colours);
     this.keys.push(key);
     this.slotOf.set(key, slot);
   }
@@ -118,8 +115,8 @@ export class GlobalHashIndex {
 
   /** Images whose hash differs from `hash` in at most `maxDistance` bits, nearest first (ties by key). */
   nearest(hash: bigint, maxDistance: number): Array<{ key: number; distance: number }> {
-    const high = HIGH(hash);
-    const low = LOW(hash);
+    const high = high32(hash);
+    const low = low32(hash);
     const found: Array<{ key: number; distance: number }> = [];
     for (let slot = 0; slot < this.keys.length; slot++) {
       const distance = halvesDistance(this.high[slot], this.low[slot], high, low);
@@ -133,8 +130,8 @@ export class GlobalHashIndex {
    * alike first (ties by key), of those `accepts` lets through.
    */
   alikeInColour(colours: bigint, count: number, minLikeness: number, accepts: (key: number) => boolean = () => true): Array<{ key: number; likeness: number }> {
-    const high = HIGH(colours);
-    const low = LOW(colours);
+    const high = high32(colours);
+    const low = low32(colours);
     const best: Array<{ key: number; likeness: number }> = [];
     if (count <= 0) return best;
     const before = (a: { key: number; likeness: number }, b: { key: number; likeness: number }) => a.likeness > b.likeness || (a.likeness === b.likeness && a.key < b.key);
