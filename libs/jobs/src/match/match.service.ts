@@ -81,7 +81,11 @@ interface FeatureVerification {
 /** Who gets the second chances that take vote candidates: the best-voted few. */
 interface SecondChanceCandidates {
   dense: number[];
-  placing: number[];
+  /**
+   * Where the query is placed by its pixels (`placementCandidates`), asked only when the placement chance is reached:
+   * for the colour candidates that is a scan of the collection's colour sets, or a round of jobs to its shard owners.
+   */
+  placing: () => Promise<number[]>;
   /** The search's feature verification, for the hash neighbours; null for a query with too few points to verify. */
   byFeatures: FeatureVerification | null;
 }
@@ -182,7 +186,7 @@ export class MatchService {
     const steps = this.featureVerification(ref, query, payload, paths, fetched);
     const found = await verifyInRounds(ranked, wanted, steps);
     if (found.length > 0) return found;
-    const placing = worthPlacing(query, words) ? await this.placementCandidates(ref, query, ranked.slice(0, PLACEMENT_CANDIDATES), payload, paths) : [];
+    const placing = worthPlacing(query, words) ? () => this.placementCandidates(ref, query, ranked.slice(0, PLACEMENT_CANDIDATES), payload, paths) : async () => [];
     // Nothing matched, so every candidate was verified.
     const byFeatures = { steps, verified: new Set(ranked.slice(0, MAX_VERIFIED)) };
     return this.secondChances(ref, query, { dense: ranked.slice(0, DENSE_CANDIDATES), placing, byFeatures }, fetched, paths, payload);
@@ -206,7 +210,7 @@ export class MatchService {
    * in the images most alike it in colour, as it is and turned upright. Refused as too plain when it is none.
    */
   private async matchWholeCopy(ref: CollectionRef, query: LoadedQuery, payload: SearchPayload, paths: Map<number, string>, fetched: Map<number, Buffer>) {
-    const placing = await this.placementCandidates(ref, query, [], payload, paths);
+    const placing = () => this.placementCandidates(ref, query, [], payload, paths);
     const found = await this.secondChances(ref, query, { dense: [], placing, byFeatures: null }, fetched, paths, payload);
     if (found.length === 0) throw new InputRefusedError(tooPlainMessage(query));
     return found;
@@ -309,7 +313,7 @@ export class MatchService {
    */
   private async secondChances(ref: CollectionRef, query: LoadedQuery, chances: SecondChanceCandidates, fetched: Map<number, Buffer>, paths: Map<number, string>, payload: SearchPayload) {
     const flip = payload.options.check_horizontal_flip;
-    const { dense: candidates, placing } = chances;
+    const candidates = chances.dense;
     // The uncut frame's neighbours are only for feature verification, which a query too plain to verify does not get.
     const neighbours = await this.hashNeighbours(ref, query, payload, paths, chances.byFeatures !== null);
     const byHash = await verifyNeighbours(chances.byFeatures, neighbours);
@@ -318,7 +322,8 @@ export class MatchService {
     if (dense.length > 0) return dense;
     const whole = await this.confirmWholeImages(ref, query, wholeImageCandidates(neighbours), fetched, paths);
     if (whole.length > 0) return whole;
-    // The placement candidates' pixels, read once for the query as it is and turned upright.
+    // The placement candidates and their pixels, found once for the query as it is and turned upright.
+    const placing = await chances.placing();
     const placementPixels = new Map<number, NormalizedImage | null>();
     const placed = await this.confirmPlacements(ref, query, placing, fetched, paths, placementPixels);
     if (placed.length > 0) return placed;
