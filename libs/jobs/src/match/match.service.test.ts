@@ -1,4 +1,4 @@
-import { DEFAULT_MIN_SCORE, RgbImage } from '@loupe/fingerprint';
+import { DEFAULT_MIN_SCORE, RgbImage, ThreadPool, verifyInThisThread } from '@loupe/fingerprint';
 import { crop, cropBox, rotate, scale } from '@loupe/fingerprint/src/testing/edits';
 import { linearGradient, ringTiles, softBlobs, syntheticImage } from '@loupe/fingerprint/src/testing/synthetic-images';
 import { flatColor, rawSharp } from '@loupe/imaging/src/testing/test-images';
@@ -209,6 +209,33 @@ describe('MatchService on a small collection added through ingest', () => {
     const otherCrop = await staged(await pngOf(await crop(otherHues, box)), 'other-crop.png');
     await expect(service.search(searchPayload(otherCrop))).rejects.toMatchObject({ code: INPUT_REFUSED, message: expect.stringMatching(/^other-crop\.png: The image is too plain to search/) });
   }, 60_000);
+
+  it('runs the pixel second chances on compute threads and answers as in the calling thread', async () => {
+    const wallpaper = originals.get(5)!;
+    const tiles = originals.get(6)!;
+    const gradient = originals.get(7)!;
+    const queries: Array<[string, Buffer]> = [
+      // Turned upright, then a whole copy; a crop of tiles fitted by an alternative alignment; a quarter placed by its
+      // pixels; a crop without a corner placed in the images most alike it in colour; an image found by none.
+      ['turned.jpg', await jpegOf(await rotate(wallpaper, -20), 80)],
+      ['corner.jpg', await jpegOf(await crop(tiles, cropBox(tiles, 0.25, 0.3, 0)), 85)],
+      ['quarter.jpg', await jpegOf(await crop(wallpaper, cropBox(wallpaper, 0.25, 0.8, 0.2)), 60)],
+      ['gradient-crop.png', await pngOf(await crop(gradient, cropBox(gradient, 0.25, 0.9, 0.3)))],
+      ['other.jpg', await jpegOf(await syntheticImage(98))],
+    ];
+    const pool = new ThreadPool(2);
+    try {
+      const threaded = new MatchService(images, matchIndex, blobs, new LocalCollectionIndex(new MatchIndexCache(matchIndex)), verifyInThisThread, pool.runner);
+      for (const [label, data] of queries) {
+        const here = await service.search(searchPayload(await staged(data, label)));
+        const there = await threaded.search(searchPayload(await staged(data, label)));
+        expect(there.items, label).toEqual(here.items);
+        expect(paths(here.items).length, label).toBe(label === 'other.jpg' ? 0 : 1);
+      }
+    } finally {
+      await pool.close();
+    }
+  }, 120_000);
 
   it('compares a rotated copy of the smooth wallpaper with it upright, and places the match in the rotated copy', async () => {
     const turned = await jpegOf(await rotate(originals.get(5)!, 20), 80);

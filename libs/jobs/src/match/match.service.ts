@@ -1,4 +1,4 @@
-import { colourSet, confirmDense, confirmPlacedCrop, confirmSharedDetail, confirmWeakFit, confirmUpright, DenseCheck, UPRIGHT_CHECK, confirmWholeImage, deserializeFeatures, differenceHash, hashDistance, matchInRotatedFrame, mirrorGray, weakFitOptions, worthDenseCheck, enhancedScore, Features, GrayImage, MatchResult, renderOverlay, verifyInThisThread, verifyMatch, VerifyBatch } from '@loupe/fingerprint';
+import { colourSet, confirmDense, confirmPlacedCrop, confirmSharedDetail, confirmUpright, DenseCheck, UPRIGHT_CHECK, confirmWholeImage, deserializeFeatures, differenceHash, hashDistance, matchInRotatedFrame, mirrorGray, weakFitOptions, worthDenseCheck, enhancedScore, Features, GrayImage, MatchResult, renderOverlay, RgbImage, runInThisThread, TaskRunner, verifyInThisThread, verifyMatch, VerifyBatch } from '@loupe/fingerprint';
 import { decodeToRgb, findContentBox, NormalizedImage, normalizeImage } from '@loupe/imaging';
 import type { BlobStore, CollectionRef, ImageRepository, MatchIndexRepository } from '@loupe/storage';
 import { CompareResult, ComparePayload, InputRefusedError, MatchItem, QuerySource, SearchPayload, SearchResult } from '../contracts';
@@ -7,6 +7,7 @@ import { compareColors } from './color-compare';
 import { Candidate, CollectionSearchIndex, GLOBAL_CANDIDATES, GLOBAL_HASH_MAX_DISTANCE, HashProbe } from './collection-index';
 import { storeOverlay } from './overlay-store';
 import { hasDistinctivePoints, LoadedQuery, QueryLoader, tooPlainMessage, uprightQuery, worthPlacing } from './query-loader';
+import { denseFitTask, pixelsOnly, placedCropTask, wholeImageTask } from './second-chance-tasks';
 import { matchVocabulary } from './vocabulary';
 import { MAX_VERIFIED, RoundSteps, verifyInRounds, verifyStoredFeatures } from './verify-rounds';
 
@@ -54,6 +55,11 @@ function hashProbes(gray: GrayImage, checkHorizontalFlip: boolean): HashProbe[] 
   const probes: HashProbe[] = [{ hash: differenceHash(gray), flipped: false }];
   if (checkHorizontalFlip) probes.push({ hash: differenceHash(mirrorGray(gray)), flipped: true });
   return probes;
+}
+
+/** What a pixel check of `query` reads, and no more: it crosses to a compute thread. */
+function queryPixels(query: LoadedQuery): { rgb: RgbImage; gray: GrayImage; features: Features } {
+  return { rgb: query.rgb, gray: query.gray, features: query.features };
 }
 
 /** The collection path a search queries by, when it does (`filepath`), else undefined. */
@@ -129,6 +135,8 @@ export class MatchService {
     private readonly collections: CollectionSearchIndex,
     /** Verifies a shortlist in parallel (worker threads); without it, one pair after another in this thread. */
     private readonly verifyAll: VerifyBatch = verifyInThisThread,
+    /** Runs the pixel second chances (`second-chance-tasks`): on the compute threads, or in this one. */
+    private readonly run: TaskRunner = runInThisThread,
   ) {
     this.loader = new QueryLoader(images, blobs);
   }
@@ -327,7 +335,7 @@ export class MatchService {
     const placementPixels = new Map<number, NormalizedImage | null>();
     const placed = await this.confirmPlacements(ref, query, placing, fetched, paths, placementPixels);
     if (placed.length > 0) return placed;
-    const upright = await uprightQuery(query, flip);
+    const upright = await uprightQuery(query, flip, this.run);
     if (!upright) return [];
     const uprightNeighbours = await this.hashNeighbours(ref, upright, payload, paths);
     // Verified with the query's own features: their matches are in its frame already.
@@ -362,14 +370,12 @@ export class MatchService {
     if (fitting.length === 0) return [];
     // Rows without a stored image (imported word lists only) have nothing to compare densely.
     const pixelsOf = await this.storedPixelsOf(ref, fitting.map(({ imagePk }) => imagePk), paths);
-    const found: Array<{ candidate: number; result: MatchResult }> = [];
-    for (const [i, { imagePk, fit }] of fitting.entries()) {
-      const pixels = pixelsOf[i];
-      if (!pixels) continue;
-      const result = await confirmWeakFit(query.rgb, pixels, fit, pixels.scale, check);
-      if (result) found.push({ candidate: imagePk, result });
-    }
-    return found;
+    return this.checkEach(
+      fitting.map(({ imagePk, fit }, i) => {
+        const pixels = pixelsOf[i];
+        return pixels && { candidate: imagePk, confirmed: this.run(denseFitTask, { query: query.rgb, target: pixelsOnly(pixels), fit, targetScale: pixels.scale, check }) };
+      }),
+    );
   }
 
   /**
@@ -398,15 +404,13 @@ export class MatchService {
     await this.fetchFeatures([...candidates.keys()], fetched);
     const withFeatures = [...candidates.keys()].filter((imagePk) => fetched.get(imagePk)?.length);
     const pixelsOf = await this.storedPixelsOf(ref, withFeatures, paths);
-    const found: Array<{ candidate: number; result: MatchResult }> = [];
-    for (const [i, imagePk] of withFeatures.entries()) {
-      const flipped = candidates.get(imagePk)!;
-      const pixels = pixelsOf[i];
-      if (!pixels) continue;
-      const result = await confirmWholeImage(query, { rgb: pixels, features: deserializeFeatures(fetched.get(imagePk)!) }, flipped, check);
-      if (result) found.push({ candidate: imagePk, result });
-    }
-    return found;
+    return this.checkEach(
+      withFeatures.map((imagePk, i) => {
+        const pixels = pixelsOf[i];
+        const target = pixels && { rgb: pixelsOnly(pixels), features: deserializeFeatures(fetched.get(imagePk)!) };
+        return target && { candidate: imagePk, confirmed: this.run(wholeImageTask, { query: queryPixels(query), target, flipped: candidates.get(imagePk)!, check }) };
+      }),
+    );
   }
 
   /**
@@ -430,14 +434,23 @@ export class MatchService {
     const withFeatures = candidates.filter((imagePk) => fetched.get(imagePk)?.length);
     const unread = withFeatures.filter((imagePk) => !read.has(imagePk));
     (await this.storedPixelsOf(ref, unread, paths)).forEach((pixels, i) => read.set(unread[i], pixels));
-    const found: Array<{ candidate: number; result: MatchResult }> = [];
-    for (const imagePk of withFeatures) {
-      const pixels = read.get(imagePk);
-      if (!pixels) continue;
-      const result = await confirmPlacedCrop(query, { rgb: pixels, features: deserializeFeatures(fetched.get(imagePk)!) }, check);
-      if (result) found.push({ candidate: imagePk, result });
-    }
-    return found;
+    return this.checkEach(
+      withFeatures.map((imagePk) => {
+        const pixels = read.get(imagePk) ?? null;
+        const target = pixels && { rgb: pixelsOnly(pixels), features: deserializeFeatures(fetched.get(imagePk)!) };
+        return target && { candidate: imagePk, confirmed: this.run(placedCropTask, { query: queryPixels(query), target, check }) };
+      }),
+    );
+  }
+
+  /**
+   * The pixel checks of one second chance's candidates, started at once (on the compute threads when there are), and
+   * the confirmed ones in the candidates' order; a candidate without stored pixels (null) has nothing to check.
+   */
+  private async checkEach(checks: Array<{ candidate: number; confirmed: Promise<MatchResult | null> } | null>): Promise<Array<{ candidate: number; result: MatchResult }>> {
+    const present = checks.filter((c) => c !== null);
+    const results = await Promise.all(present.map(({ confirmed }) => confirmed));
+    return present.flatMap(({ candidate }, i) => (results[i] ? [{ candidate, result: results[i]! }] : []));
   }
 
   /** Reads into `fetched` the stored features of those `imagePks` it does not hold yet. */

@@ -1,8 +1,9 @@
-import { DEFAULT_MIN_INLIERS, differenceHash, extractFeatures, Features, uprightEvidence } from '@loupe/fingerprint';
+import { DEFAULT_MIN_INLIERS, differenceHash, extractFeatures, Features, runInThisThread, TaskRunner } from '@loupe/fingerprint';
 import { assessImage, cropImage, decodeToRgb, findContentBox, GrayImage, grayImageOf, ImageInputError, normalizeImage, RgbImage } from '@loupe/imaging';
 import type { BlobStore, CollectionRef, ImageRepository } from '@loupe/storage';
 import { InputRefusedError, QuerySource, unreadableUploadMessage } from '../contracts';
 import { Stopwatch } from '../stopwatch';
+import { uprightTask } from './second-chance-tasks';
 
 export interface LoadedQuery {
   /** How the query is named in results and messages: the upload's file name, the URL, or the collection path. */
@@ -24,8 +25,8 @@ export interface LoadedQuery {
  * loaded query is, with its features and the map of its pixels back to the query's (`toRotated`); null when it shows
  * none.
  */
-export async function uprightQuery(query: LoadedQuery, includeMirror: boolean): Promise<(LoadedQuery & { toRotated: number[] }) | null> {
-  const upright = await uprightEvidence(query.rgb, query.gray, includeMirror, findContentBox);
+export async function uprightQuery(query: LoadedQuery, includeMirror: boolean, run: TaskRunner = runInThisThread): Promise<(LoadedQuery & { toRotated: number[] }) | null> {
+  const upright = await run(uprightTask, { rgb: query.rgb, gray: query.gray, includeMirror });
   return upright && { label: query.label, rgb: upright.rgb, gray: upright.gray, features: upright.features, toRotated: upright.toRotated };
 }
 

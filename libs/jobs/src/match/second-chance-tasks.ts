@@ -1,0 +1,53 @@
+import { confirmPlacedCrop, confirmWeakFit, confirmWholeImage, defineTask, uprightEvidence, type DenseCheck, type Features, type GrayImage, type MatchResult, type RgbImage } from '@loupe/fingerprint';
+import { findContentBox } from '@loupe/imaging';
+
+/**
+ * The pixel second chances of a search as compute tasks. A query that no feature fit finds (and every query whose image
+ * is not in the collection) goes through all of them, one candidate after another: in the matching benchmark they were
+ * most of the slowest tenth of searches (placements ~150 ms, dense checks ~90 ms, the upright copy ~90 ms on the
+ * calling thread). Each candidate's check is a pure function of the two images, so the candidates of one chance are
+ * checked at once on the compute threads, and the result is what the calling thread would have found.
+ */
+
+/** The parts of a query a pixel check reads (no label or hashes: only what crosses to a thread). */
+interface QueryPixels {
+  rgb: RgbImage;
+  gray?: GrayImage;
+  features: Features;
+}
+
+/** Only the pixels of an image: a stored image's other fields (its original's info) need not cross to a thread. */
+export function pixelsOnly({ data, width, height }: RgbImage): RgbImage {
+  return { data, width, height };
+}
+
+/** `confirmWeakFit`: a weak feature fit confirmed on the pixels it aligns. */
+export const denseFitTask = defineTask(
+  __filename,
+  'denseFitTask',
+  ({ query, target, fit, targetScale, check }: { query: RgbImage; target: RgbImage; fit: MatchResult; targetScale: number; check: DenseCheck }) =>
+    confirmWeakFit(query, target, fit, targetScale, check),
+);
+
+/** `confirmWholeImage`: a hash neighbour confirmed as a copy of the whole frame. */
+export const wholeImageTask = defineTask(
+  __filename,
+  'wholeImageTask',
+  ({ query, target, flipped, check }: { query: QueryPixels; target: { rgb: RgbImage; features: Features }; flipped: boolean; check: DenseCheck }) =>
+    confirmWholeImage(query, target, flipped, check),
+);
+
+/** `confirmPlacedCrop`: the query placed in a collection image by its pixels. */
+export const placedCropTask = defineTask(
+  __filename,
+  'placedCropTask',
+  ({ query, target, check }: { query: QueryPixels; target: { rgb: RgbImage; features: Features }; check: DenseCheck }) => confirmPlacedCrop(query, target, check),
+);
+
+/**
+ * `uprightEvidence` of a query, cut to its content as a loaded query is (`findContentBox`): the rotation read off its
+ * edges, the upright copy and its features (an ORB extraction).
+ */
+export const uprightTask = defineTask(__filename, 'uprightTask', ({ rgb, gray, includeMirror }: { rgb: RgbImage; gray: GrayImage; includeMirror: boolean }) =>
+  uprightEvidence(rgb, gray, includeMirror, findContentBox),
+);
