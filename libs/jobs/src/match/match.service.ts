@@ -332,10 +332,15 @@ export class MatchService {
     if (whole.length > 0) return whole;
     // The placement candidates and their pixels, found once for the query as it is and turned upright.
     const placing = await chances.placing();
+    // The upright copy is made while the query is placed: a query that gets this far is rarely placed (every query
+    // whose image is not in the collection goes on), and the copy's ORB extraction takes about as long as the placements.
+    const turning = uprightQuery(query, flip, this.run);
+    // Awaited below unless a placement is found first: its failure must not go unhandled then.
+    turning.catch(() => undefined);
     const placementPixels = new Map<number, NormalizedImage | null>();
     const placed = await this.confirmPlacements(ref, query, placing, fetched, paths, placementPixels);
     if (placed.length > 0) return placed;
-    const upright = await uprightQuery(query, flip, this.run);
+    const upright = await turning;
     if (!upright) return [];
     const uprightNeighbours = await this.hashNeighbours(ref, upright, payload, paths);
     // Verified with the query's own features: their matches are in its frame already.
