@@ -3,10 +3,10 @@ import { findContentBox } from '@loupe/imaging';
 
 /**
  * The pixel second chances of a search as compute tasks. A query that no feature fit finds (and every query whose image
- * is not in the collection) goes through all of them, one candidate after another: in the matching benchmark they were
- * most of the slowest tenth of searches (placements ~150 ms, dense checks ~90 ms, the upright copy ~90 ms on the
- * calling thread). Each candidate's check is a pure function of the two images, so the candidates of one chance are
- * checked at once on the compute threads, and the result is what the calling thread would have found.
+ * is not in the collection) goes through all of them, and they ran one candidate after another on the calling thread:
+ * in the matching benchmark's slowest tenth of searches, placements took 145 ms on average, dense checks 98 ms and the
+ * upright copy 95 ms (docs/benchmarks.md, session 21). Each candidate's check is a pure function of the two images, so
+ * the candidates of one chance are checked at once on the compute threads, and the answer is the calling thread's.
  */
 
 /** The parts of a query a pixel check reads (no label or hashes: only what crosses to a thread). */
