@@ -1,10 +1,11 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { extractFeatures, mirrorGray, TARGET_FEATURES } from './features';
+import { extractFeatures, isEnlargedForDetection, mirrorGray, NATIVE_SCALE_WORKING_SIDE, TARGET_FEATURES } from './features';
+import { searchVocabulary } from './default-vocabulary';
 import { fingerprintHealth } from './health';
 import { serializeFeatures, serializeFeaturesExact, deserializeFeatures } from './features-codec';
 import { syntheticImage, toGray } from './testing/synthetic-images';
 import * as edit from './testing/edits';
-import type { Features, GrayImage } from './types';
+import type { Features, GrayImage, RgbImage } from './types';
 
 let rich: GrayImage;
 let richFeatures: Features;
@@ -42,6 +43,24 @@ describe('feature extraction', () => {
     const f = await extractFeatures(tiny);
     expect(f.count).toBeGreaterThan(300);
     expect(Math.max(...f.xy.filter((_, i) => i % 2 === 0))).toBeLessThan(tiny.width);
+  });
+
+  it('keeps a small crop near its own scale on request, where it shares more words with its image', async () => {
+    // A quarter of a 512 px image is 256 px at the image's scale; enlarged to the default working side its finest
+    // pyramid levels have no counterpart in its image. A half-size thumbnail of the whole image is the opposite case.
+    const image = await syntheticImage(7, 512, 512);
+    const vocabulary = searchVocabulary();
+    const wordsOf = async (img: RgbImage, minWorkingSide?: number) => new Set(vocabulary.quantize(await extractFeatures(toGray(img), { minWorkingSide })));
+    const imageWords = await wordsOf(image);
+    const shared = (words: Set<number>) => [...words].filter((w) => imageWords.has(w)).length;
+    const quarter = await edit.crop(image, edit.cropBox(image, 0.25, 0.3, 0.6));
+    const thumbnail = await edit.scale(image, 0.5);
+    expect(isEnlargedForDetection(quarter.width, quarter.height)).toBe(true);
+    expect(isEnlargedForDetection(image.width, image.height)).toBe(false);
+    const quarterNative = shared(await wordsOf(quarter, NATIVE_SCALE_WORKING_SIDE));
+    const quarterEnlarged = shared(await wordsOf(quarter));
+    expect(quarterNative).toBeGreaterThan(quarterEnlarged * 1.2);
+    expect(shared(await wordsOf(thumbnail))).toBeGreaterThan(shared(await wordsOf(thumbnail, NATIVE_SCALE_WORKING_SIDE)));
   });
 
   it('extracts mirrored features from the mirrored image', () => {

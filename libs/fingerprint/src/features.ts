@@ -41,13 +41,32 @@ export interface ExtractOptions {
   maxFeatures?: number;
   /** Also extract the horizontally mirrored image's features (for `checkHorizontalFlip`). Default false. */
   includeMirror?: boolean;
+  /**
+   * Smallest side the detector works on (default MIN_WORKING_SIDE): a smaller image is enlarged to it first.
+   * `NATIVE_SCALE_WORKING_SIDE` keeps a small query near its own scale (`isEnlargedForDetection`).
+   */
+  minWorkingSide?: number;
+}
+
+/**
+ * Working side for a small query's second set of words: its own scale, unless it is smaller still. Enlarging a small
+ * query to MIN_WORKING_SIDE suits a thumbnail of a whole image, whose stored copy is larger, but not a crop kept at its
+ * image's scale: enlarged 1.9 times, a 256 px quarter of a 512 px photo has its finest pyramid levels where its image
+ * has none, and its true image ranked 20th to 1,799th by votes among 100,000 (docs/benchmarks.md, "Session 22"). At its
+ * own scale it ranked first in three of four such crops; thumbnails ranked worse (1st → 982nd-2,824th), so both are kept.
+ */
+export const NATIVE_SCALE_WORKING_SIDE = 256;
+
+/** Whether `extractFeatures` enlarges an image of this size before detecting (with the default working side). */
+export function isEnlargedForDetection(width: number, height: number): boolean {
+  return Math.min(width, height) < MIN_WORKING_SIDE;
 }
 
 /** Detects ORB keypoints spread over the image and their descriptors. Coordinates are in `img` pixels. */
 export async function extractFeatures(img: GrayImage, opts: ExtractOptions = {}): Promise<Features> {
   const { cv } = await loadOpenCv();
   const maxFeatures = opts.maxFeatures ?? TARGET_FEATURES;
-  const features = extractWith(cv, img, maxFeatures);
+  const features = extractWith(cv, img, maxFeatures, opts.minWorkingSide);
   if (opts.includeMirror) features.mirrored = extractWith(cv, mirrorGray(img), maxFeatures);
   return features;
 }
@@ -63,9 +82,9 @@ export function mirrorGray(img: GrayImage): GrayImage {
   return { data: out, width, height };
 }
 
-function workingScale(width: number, height: number): number {
+function workingScale(width: number, height: number, minWorkingSide: number): number {
   const side = Math.min(width, height);
-  if (side < MIN_WORKING_SIDE) return MIN_WORKING_SIDE / side;
+  if (side < minWorkingSide) return minWorkingSide / side;
   if (side > MAX_WORKING_SIDE) return MAX_WORKING_SIDE / side;
   return 1;
 }
@@ -109,11 +128,11 @@ function describe(cv: Cv, track: <T extends { delete(): void }>(m: T) => T, dete
   return out;
 }
 
-function extractWith(cv: Cv, img: GrayImage, maxFeatures: number): Features {
+function extractWith(cv: Cv, img: GrayImage, maxFeatures: number, minWorkingSide = MIN_WORKING_SIDE): Features {
   if (img.data.length !== img.width * img.height) throw new RangeError('GrayImage data length must be width*height');
   return withMats((track) => {
     const src = track(cv.matFromArray(img.height, img.width, cv.CV_8UC1, img.data));
-    const scale = workingScale(img.width, img.height);
+    const scale = workingScale(img.width, img.height, minWorkingSide);
     let work = src;
     if (scale !== 1) {
       work = track(new cv.Mat());

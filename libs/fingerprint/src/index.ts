@@ -1,5 +1,5 @@
 export type { GrayImage, RgbImage, Features, Rect, MatchResult, VerifyOptions } from './types';
-export { TARGET_FEATURES, extractFeatures, mirrorGray, type ExtractOptions } from './features';
+export { TARGET_FEATURES, NATIVE_SCALE_WORKING_SIDE, extractFeatures, isEnlargedForDetection, mirrorGray, type ExtractOptions } from './features';
 export { fingerprintHealth } from './health';
 export { serializeFeatures, deserializeFeatures } from './features-codec';
 export { Vocabulary } from './vocabulary';

@@ -16,6 +16,7 @@ import {
   collectionCandidateKinds,
   HashProbe,
   LocalCollectionIndex,
+  mergeShortlists,
   parseCollectionShardSets,
   QueuedCollectionIndex,
 } from './collection-index';
@@ -24,6 +25,7 @@ import { IndexSnapshots } from './index-snapshot';
 import { insertIndexedImage } from './testing';
 import { matchVocabulary } from './vocabulary';
 import { JOB_POLICY } from '../job-registry';
+import { MAX_VERIFIED } from './verify-rounds';
 
 const rand = seededRandom(29);
 const IMAGES = 240;
@@ -236,5 +238,36 @@ describe('an image without words (no corner at all)', () => {
     } finally {
       await db.close();
     }
+  });
+});
+
+describe('shortlists of word lists voted with apart', () => {
+  const shortlist = (votes: number[], firstPk: number): Candidate[] => votes.map((v, i) => ({ imagePk: firstPk + i, filepath: `p/${firstPk + i}`, votes: v }));
+
+  it('ranks each image by its votes relative to its own shortlist, so a list of fewer words still leads', () => {
+    // Twelve images with 40-29 votes; a second list whose own first image (id 100) has 9 votes where its tenth has 3.
+    const many = shortlist([40, 39, 38, 37, 36, 35, 34, 33, 32, 31, 30, 29], 1);
+    const few = shortlist([9, 4, 3.9, 3.8, 3.7, 3.6, 3.5, 3.4, 3.3, 3, 2], 100);
+    const merged = mergeShortlists([many, few], undefined);
+    expect(merged[0].imagePk).toBe(100);
+    expect(merged[0].votes).toBeCloseTo(3);
+    expect(merged.map((c) => c.imagePk)).toContain(1);
+    expect(merged.filter((c) => c.imagePk === 1)).toHaveLength(1);
+  });
+
+  it('takes an image in both shortlists at its better rank, keeps the queried image first and verifies at most MAX_VERIFIED', () => {
+    const a = shortlist(Array.from({ length: 60 }, (_, i) => 100 - i), 1);
+    const b = shortlist(Array.from({ length: 60 }, (_, i) => 70 - i), 31);
+    const merged = mergeShortlists([a, b], 'p/90');
+    expect(merged).toHaveLength(MAX_VERIFIED);
+    expect(merged[0].imagePk).toBe(90);
+    expect(merged[1].imagePk).toBe(31);
+    expect(merged[1].votes).toBeCloseTo(70 / 61);
+    expect(new Set(merged.map((c) => c.imagePk)).size).toBe(merged.length);
+  });
+
+  it('keeps one shortlist as it is ranked', () => {
+    const a = shortlist([5, 4, 3], 7);
+    expect(mergeShortlists([a], undefined).map((c) => c.imagePk)).toEqual([7, 8, 9]);
   });
 });

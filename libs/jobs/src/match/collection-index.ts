@@ -95,6 +95,30 @@ function byVerificationOrder(queriedPath: string | undefined) {
   return (a: Candidate, b: Candidate) => isQueried(b) - isQueried(a) || b.votes - a.votes || a.imagePk - b.imagePk;
 }
 
+/**
+ * Rank in a shortlist whose votes the other shortlists' votes are measured against in `mergeShortlists`: what a
+ * shortlist's unrelated images get, as its first few can be its query's true images.
+ */
+export const SHORTLIST_REFERENCE_RANK = 10;
+
+/**
+ * One shortlist of the candidates of several word lists of a query that were voted with apart (`candidates` of each),
+ * for word lists whose votes cannot be compared: a query's words at two scales are not as many, nor as alike their
+ * images. Each image's votes are taken relative to its shortlist's SHORTLIST_REFERENCE_RANK-th votes, and its best
+ * over the shortlists ranks it. The queried image stays first.
+ */
+export function mergeShortlists(shortlists: readonly Candidate[][], queriedPath: string | undefined): Candidate[] {
+  const merged = new Map<number, Candidate>();
+  for (const shortlist of shortlists) {
+    const reference = shortlist[Math.min(SHORTLIST_REFERENCE_RANK, shortlist.length) - 1]?.votes || 1;
+    for (const c of shortlist) {
+      const votes = c.votes / reference;
+      if (votes > (merged.get(c.imagePk)?.votes ?? 0)) merged.set(c.imagePk, { ...c, votes });
+    }
+  }
+  return [...merged.values()].sort(byVerificationOrder(queriedPath)).slice(0, MAX_VERIFIED);
+}
+
 function byDistance(a: HashCandidate, b: HashCandidate): number {
   return a.distance - b.distance || a.imagePk - b.imagePk;
 }

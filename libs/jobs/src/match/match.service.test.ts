@@ -121,6 +121,33 @@ describe('MatchService on a small collection added through ingest', () => {
     return new MatchService(images, matchIndex, blobs, outvoted);
   }
 
+  it('votes apart with a small query\'s words at its own scale: a quarter of an image outvoted at the enlarged scale is found', async () => {
+    // The first word list of each vote is the query's words as it is detected (enlarged when small); the vote with
+    // those leaves the image out, as a large collection's vote does to a crop enlarged past its image's scale.
+    const local = new LocalCollectionIndex(new MatchIndexCache(matchIndex));
+    const votes: number[][] = [];
+    const outvotedWhenEnlarged: CollectionSearchIndex = {
+      candidates: async (ref, request) => {
+        votes.push(request.wordLists.map((w) => w.length));
+        const candidates = await local.candidates(ref, request);
+        return votes.length % 2 === 1 ? candidates.filter((c) => c.filepath !== 'labels/label-4.jpg') : candidates;
+      },
+      nearestByHash: (ref, probes, filters) => local.nearestByHash(ref, probes, filters),
+      alikeInColour: (ref, colours, filters) => local.alikeInColour(ref, colours, filters),
+    };
+    const searching = new MatchService(images, matchIndex, blobs, outvotedWhenEnlarged);
+    const label = originals.get(4)!;
+    const quarter = await jpegOf(await crop(label, cropBox(label, 0.25, 0.7, 0.3)));
+    const result = await searching.search(searchPayload(await staged(quarter, 'quarter.jpg')));
+    expect(votes).toHaveLength(2);
+    expect(result.items[0]?.filepath).toBe('labels/label-4.jpg');
+    expect(result.items[0].score).toBeGreaterThanOrEqual(DEFAULT_MIN_SCORE);
+    // A query detected at its own scale votes once.
+    votes.length = 0;
+    await searching.search(searchPayload(await staged(await jpegOf(label), 'whole.jpg')));
+    expect(votes).toHaveLength(1);
+  }, 60_000);
+
   it('verifies the features of the query\'s hash neighbours when the vote ranks its image too low: a thumbnail', async () => {
     const thumbnail = await jpegOf(await scale(originals.get(1)!, 0.2), 80);
     const result = await serviceOutvoting('labels/label-1.jpg').search(searchPayload(await staged(thumbnail, 'thumbnail.jpg')));

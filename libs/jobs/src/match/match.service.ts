@@ -1,10 +1,10 @@
-import { colourSet, confirmDense, confirmPlacedCrop, confirmSharedDetail, confirmUpright, DenseCheck, UPRIGHT_CHECK, confirmWholeImage, deserializeFeatures, differenceHash, hashDistance, matchInRotatedFrame, mirrorGray, weakFitOptions, worthDenseCheck, enhancedScore, Features, GrayImage, MatchResult, renderOverlay, RgbImage, runInThisThread, TaskRunner, verifyInThisThread, verifyMatch, VerifyBatch } from '@loupe/fingerprint';
+import { colourSet, confirmDense, confirmPlacedCrop, confirmSharedDetail, confirmUpright, DenseCheck, UPRIGHT_CHECK, confirmWholeImage, deserializeFeatures, differenceHash, hashDistance, matchInRotatedFrame, mirrorGray, weakFitOptions, worthDenseCheck, enhancedScore, extractFeatures, Features, GrayImage, isEnlargedForDetection, NATIVE_SCALE_WORKING_SIDE, MatchResult, renderOverlay, RgbImage, runInThisThread, TaskRunner, verifyInThisThread, verifyMatch, VerifyBatch } from '@loupe/fingerprint';
 import { decodeToRgb, findContentBox, NormalizedImage, normalizeImage } from '@loupe/imaging';
 import type { BlobStore, CollectionRef, ImageRepository, MatchIndexRepository } from '@loupe/storage';
 import { CompareResult, ComparePayload, InputRefusedError, MatchItem, QuerySource, SearchPayload, SearchResult } from '../contracts';
 import { Stopwatch } from '../stopwatch';
 import { compareColors } from './color-compare';
-import { Candidate, CollectionSearchIndex, GLOBAL_CANDIDATES, GLOBAL_HASH_MAX_DISTANCE, HashProbe } from './collection-index';
+import { CollectionSearchIndex, GLOBAL_CANDIDATES, GLOBAL_HASH_MAX_DISTANCE, HashProbe, mergeShortlists } from './collection-index';
 import { storeOverlay } from './overlay-store';
 import { hasDistinctivePoints, LoadedQuery, QueryLoader, tooPlainMessage, uprightQuery, worthPlacing } from './query-loader';
 import { denseFitTask, pixelsOnly, placedCropTask, wholeImageTask } from './second-chance-tasks';
@@ -187,16 +187,27 @@ export class MatchService {
   private async matchFeatures(ref: CollectionRef, query: LoadedQuery, payload: SearchPayload, paths: Map<number, string>, fetched: Map<number, Buffer>) {
     const options = payload.options;
     const words = matchVocabulary().vocabulary.quantize(query.features);
-    const candidates = await this.rankCandidates(ref, words, query.features, payload);
-    const ranked = candidates.map((c) => c.imagePk);
-    for (const c of candidates) paths.set(c.imagePk, c.filepath);
+    const request = { filters: options, queriedPath: queriedPath(payload) };
+    const shortlist = await this.collections.candidates(ref, { wordLists: this.wordLists(words, query, payload), ...request });
+    let ranked = shortlist.map((c) => c.imagePk);
+    for (const c of shortlist) paths.set(c.imagePk, c.filepath);
     const wanted = options.limit > 0 ? options.offset + options.limit : MAX_VERIFIED;
     const steps = this.featureVerification(ref, query, payload, paths, fetched);
-    const found = await verifyInRounds(ranked, wanted, steps);
+    const verified = new Set<number>();
+    // A small query's words at its own scale vote only when its first round found nothing (`nativeScaleWords`).
+    const widen = async () => {
+      const nativeWords = await nativeScaleWords(query.gray);
+      if (!nativeWords) return ranked;
+      const merged = mergeShortlists([shortlist, await this.collections.candidates(ref, { wordLists: [nativeWords], ...request })], request.queriedPath);
+      for (const c of merged) paths.set(c.imagePk, c.filepath);
+      ranked = merged.map((c) => c.imagePk);
+      return ranked;
+    };
+    const found = await verifyInRounds(ranked, wanted, recordingVerified(steps, verified), widen);
     if (found.length > 0) return found;
     const placing = worthPlacing(query, words) ? () => this.placementCandidates(ref, query, ranked.slice(0, PLACEMENT_CANDIDATES), payload, paths) : async () => [];
-    // Nothing matched, so every candidate was verified.
-    const byFeatures = { steps, verified: new Set(ranked.slice(0, MAX_VERIFIED)) };
+    // Nothing matched, so every round ran: `verified` holds every candidate verified by features.
+    const byFeatures = { steps, verified };
     return this.secondChances(ref, query, { dense: ranked.slice(0, DENSE_CANDIDATES), placing, byFeatures }, fetched, paths, payload);
   }
 
@@ -490,17 +501,37 @@ export class MatchService {
     return data && normalizeImage(data, { preferredSide: SECOND_CHANCE_DECODE_SIDE });
   }
 
-  /**
-   * The candidates to verify, best-voted first and filtered by name/path, by the query's visual words (`words`, of its
-   * `features`); its mirror's words included for flip checks.
-   */
-  private rankCandidates(ref: CollectionRef, words: Uint32Array, features: Features, payload: SearchPayload): Promise<Candidate[]> {
+  /** The query's visual words (`words`, of its features), and its mirror's for flip checks: what the vote ranks by. */
+  private wordLists(words: Uint32Array, query: LoadedQuery, payload: SearchPayload): Uint32Array[] {
     const wordLists = [words];
-    if (payload.options.check_horizontal_flip && features.mirrored) wordLists.push(matchVocabulary().vocabulary.quantize(features.mirrored));
-    return this.collections.candidates(ref, { wordLists, filters: payload.options, queriedPath: queriedPath(payload) });
+    if (payload.options.check_horizontal_flip && query.features.mirrored) wordLists.push(matchVocabulary().vocabulary.quantize(query.features.mirrored));
+    return wordLists;
   }
 
   private async discardStaged(source: QuerySource): Promise<void> {
     if ('staged_key' in source) await this.blobs.delete(source.staged_key);
   }
+}
+
+/** `steps` that add each candidate they verify to `verified`. */
+function recordingVerified<L, R>(steps: RoundSteps<number, L, R>, verified: Set<number>): RoundSteps<number, L, R> {
+  return {
+    read: steps.read,
+    verify: (batch, read) => {
+      for (const imagePk of batch) verified.add(imagePk);
+      return steps.verify(batch, read);
+    },
+  };
+}
+
+/**
+ * A query small enough to be enlarged for detection also votes with its words at its own scale (a crop kept at its
+ * image's scale), apart, as `NATIVE_SCALE_WORKING_SIDE` explains; null for a query detected at its own scale already.
+ * It costs such a query a second detection (20-38 ms on 2 cores) and a second vote, so it is asked for only when the
+ * first round of verification found nothing.
+ */
+async function nativeScaleWords(gray: GrayImage): Promise<Uint32Array | null> {
+  if (!isEnlargedForDetection(gray.width, gray.height)) return null;
+  const features = await extractFeatures(gray, { minWorkingSide: NATIVE_SCALE_WORKING_SIDE });
+  return features.count > 0 ? matchVocabulary().vocabulary.quantize(features) : null;
 }

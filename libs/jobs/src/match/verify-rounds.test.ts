@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { FIRST_ROUND, LATER_ROUND, MAX_VERIFIED, verifyInRounds } from './verify-rounds';
 
 /** Candidates 0..n-1; those in `matching` verify. Records every batch asked for. */
-function run(n: number, matching: number[], wanted: number) {
+function run(n: number, matching: number[], wanted: number, widen?: () => Promise<number[]>) {
   const batches: number[][] = [];
   const reads: number[][] = [];
   const ranked = Array.from({ length: n }, (_, i) => i);
@@ -16,7 +16,7 @@ function run(n: number, matching: number[], wanted: number) {
       expect(read).toEqual(batch.map((c) => `features of ${c}`));
       return batch.map((c) => (matching.includes(c) ? `match ${c}` : null));
     },
-  });
+  }, widen);
   return done.then((found) => ({ found: found.map((f) => f.candidate), batches, reads }));
 }
 
@@ -54,5 +54,28 @@ describe('verification in rounds', () => {
     const { batches, reads } = await run(200, [30], 10);
     expect(batches).toHaveLength(2);
     expect(reads.map((b) => b[0])).toEqual([0, 12, 36]);
+  });
+
+  it('takes the later rounds in the widened order when the first round found nothing, skipping what it verified', async () => {
+    // The widened order puts 500 (found another way) first, then candidates of the first round again, then the rest.
+    const widened = [500, 3, 7, ...Array.from({ length: 200 }, (_, i) => 1000 + i)];
+    let widenings = 0;
+    const widen = async () => {
+      widenings++;
+      return widened;
+    };
+    const { found, batches } = await run(200, [500, 1005], 10, widen);
+    expect(widenings).toBe(1);
+    expect(found).toEqual([500, 1005]);
+    expect(batches[0]).toEqual(Array.from({ length: FIRST_ROUND }, (_, i) => i));
+    expect(batches[1]).toEqual([500, ...Array.from({ length: LATER_ROUND - 1 }, (_, i) => 1000 + i)]);
+    // Nothing found: at most MAX_VERIFIED in all, the first round's candidates once.
+    const none = await run(200, [], 10, widen);
+    expect(none.batches.flat()).toHaveLength(MAX_VERIFIED);
+    expect(new Set(none.batches.flat()).size).toBe(MAX_VERIFIED);
+    // Found in the first round: never widened.
+    widenings = 0;
+    await run(200, [2], 10, widen);
+    expect(widenings).toBe(0);
   });
 });

@@ -30,32 +30,43 @@ export interface RoundSteps<C, L, R> {
  * whose image is found early pays for one round; one whose image is ranked low by votes is still found. From the second
  * round on (a query that is probably not in the collection, which will verify every round) the next round's features
  * are read while this round verifies.
+ *
+ * `widen`, when the first round found nothing, gives the order the later rounds take instead (`ranked` merged with
+ * candidates found another way): only a query that needs them pays for them. Candidates verified already are skipped.
  */
 export async function verifyInRounds<C, L, R>(
   ranked: readonly C[],
   wanted: number,
   steps: RoundSteps<C, L, R>,
+  widen?: () => Promise<readonly C[]>,
 ): Promise<Array<{ candidate: C; result: R }>> {
-  const limit = Math.min(MAX_VERIFIED, ranked.length);
+  const first = ranked.slice(0, Math.min(MAX_VERIFIED, Math.max(FIRST_ROUND, wanted)));
+  const found = first.length > 0 ? await verifyRound(first, steps.read(first), steps) : [];
+  if (found.length > 0) return found;
+  const verified = new Set(first);
+  const later = (widen ? await widen() : ranked).filter((c) => !verified.has(c)).slice(0, MAX_VERIFIED - first.length);
   const batches: C[][] = [];
-  for (let next = 0, size = Math.min(MAX_VERIFIED, Math.max(FIRST_ROUND, wanted)); next < limit; next += size, size = LATER_ROUND) {
-    batches.push(ranked.slice(next, Math.min(limit, next + size)));
-  }
-  const found: Array<{ candidate: C; result: R }> = [];
+  for (let next = 0; next < later.length; next += LATER_ROUND) batches.push(later.slice(next, next + LATER_ROUND));
   let reading = batches.length > 0 ? steps.read(batches[0]) : undefined;
   for (let round = 0; round < batches.length && found.length === 0; round++) {
-    const read = await reading!;
-    const nextBatch = batches[round + 1];
-    reading = nextBatch && round >= 1 ? steps.read(nextBatch) : undefined;
-    // A read started for a round that will not run (this one matched) must not surface as an unhandled rejection.
+    const read = reading!;
+    // The next round is read while this one verifies; a read started for a round that will not run (this one
+    // matched) must not surface as an unhandled rejection.
+    await read;
+    reading = batches[round + 1] && steps.read(batches[round + 1]);
     reading?.catch(() => undefined);
-    const results = await steps.verify(batches[round], read);
-    batches[round].forEach((candidate, i) => {
-      const result = results[i];
-      if (result !== null && result !== undefined) found.push({ candidate, result });
-    });
-    if (found.length === 0 && nextBatch && !reading) reading = steps.read(nextBatch);
+    found.push(...(await verifyRound(batches[round], read, steps)));
   }
+  return found;
+}
+
+async function verifyRound<C, L, R>(batch: C[], reading: Promise<L>, steps: RoundSteps<C, L, R>): Promise<Array<{ candidate: C; result: R }>> {
+  const results = await steps.verify(batch, await reading);
+  const found: Array<{ candidate: C; result: R }> = [];
+  batch.forEach((candidate, i) => {
+    const result = results[i];
+    if (result !== null && result !== undefined) found.push({ candidate, result });
+  });
   return found;
 }
 
