@@ -60,7 +60,7 @@ export const NATIVE_SCALE_WORKING_SIDE = 256;
 
 /** Whether `extractFeatures` enlarges an image of this size before detecting (with the default working side). */
 export function isEnlargedForDetection(width: number, height: number): boolean {
-  return Math.min(width, height) < MIN_WORKING_SIDE;
+  return workingScale(width, height, MIN_WORKING_SIDE) > 1;
 }
 
 /** Detects ORB keypoints spread over the image and their descriptors. Coordinates are in `img` pixels. */

@@ -41,7 +41,7 @@ export async function verifyInRounds<C, L, R>(
   widen?: () => Promise<readonly C[]>,
 ): Promise<Array<{ candidate: C; result: R }>> {
   const first = ranked.slice(0, Math.min(MAX_VERIFIED, Math.max(FIRST_ROUND, wanted)));
-  const found = first.length > 0 ? await verifyRound(first, steps.read(first), steps) : [];
+  const found = first.length > 0 ? await verifyRound(first, await steps.read(first), steps) : [];
   if (found.length > 0) return found;
   const verified = new Set(first);
   const later = (widen ? await widen() : ranked).filter((c) => !verified.has(c)).slice(0, MAX_VERIFIED - first.length);
@@ -49,10 +49,9 @@ export async function verifyInRounds<C, L, R>(
   for (let next = 0; next < later.length; next += LATER_ROUND) batches.push(later.slice(next, next + LATER_ROUND));
   let reading = batches.length > 0 ? steps.read(batches[0]) : undefined;
   for (let round = 0; round < batches.length && found.length === 0; round++) {
-    const read = reading!;
+    const read = await reading!;
     // The next round is read while this one verifies; a read started for a round that will not run (this one
     // matched) must not surface as an unhandled rejection.
-    await read;
     reading = batches[round + 1] && steps.read(batches[round + 1]);
     reading?.catch(() => undefined);
     found.push(...(await verifyRound(batches[round], read, steps)));
@@ -60,8 +59,8 @@ export async function verifyInRounds<C, L, R>(
   return found;
 }
 
-async function verifyRound<C, L, R>(batch: C[], reading: Promise<L>, steps: RoundSteps<C, L, R>): Promise<Array<{ candidate: C; result: R }>> {
-  const results = await steps.verify(batch, await reading);
+async function verifyRound<C, L, R>(batch: C[], read: L, steps: RoundSteps<C, L, R>): Promise<Array<{ candidate: C; result: R }>> {
+  const results = await steps.verify(batch, read);
   const found: Array<{ candidate: C; result: R }> = [];
   batch.forEach((candidate, i) => {
     const result = results[i];
