@@ -112,7 +112,7 @@ export function createProcessors(
     [JobKind.WineSearch]: (payload) => wineSearch.search(payload),
     [JobKind.WineExtract]: (payload) => wineExtract.extract(payload),
     ...collections.ownerProcessors,
-    ...publicIndexProcessors(new PublicIndexRepository(deps.db), deps.blobs, verifyAll, deps.publicShards),
+    ...publicIndexProcessors(new PublicIndexRepository(deps.db), deps.blobs, compute, deps.publicShards),
   };
 }
 

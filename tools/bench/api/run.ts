@@ -133,7 +133,7 @@ async function main(): Promise<void> {
     console.log(`shard load: ${shards.size} images in 16 shards in ${loadSeconds.toFixed(1)} s; CompactShardIndex: ${growth(memoryBefore, settle(), shards.size)}; typed arrays ${(shards.typedBytes / 1048576).toFixed(0)} MB (${(shards.typedBytes / shards.size).toFixed(0)} B/image)`);
     const threads = process.env.VERIFY_THREADS !== undefined ? Number(process.env.VERIFY_THREADS) : Math.min(4, os.availableParallelism());
     const pool = threads > 0 ? new ThreadPool(threads) : null;
-    const search = new PublicSearchService(repo, blobs, shards, pool ? verifyOnThreads(pool) : undefined);
+    const search = new PublicSearchService(repo, blobs, shards, pool ? verifyOnThreads(pool) : undefined, pool?.runner);
     // One untimed search starts the threads (each loads OpenCV), as in a worker that has served a search before.
     await blobs.put('staging/warm', originals[0]);
     await search.search({ query: { staged_key: 'staging/warm', label: 'warm' }, offset: 0, limit: 10, sort: 'score', order: 'desc' });

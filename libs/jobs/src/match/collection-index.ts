@@ -3,6 +3,7 @@ import type { JobQueue } from '@loupe/queue';
 import { COLLECTION_INDEX_SHARDS, CollectionRef } from '@loupe/storage';
 import { askEveryShardSet, fanOutGroup, parseShardSets, ShardOwners, ShardSet, shardSetName } from '../shard-sets';
 import { MatchIndexCache } from './index-cache';
+import { mergeByRelativeVotes } from './native-scale-vote';
 import { PathFilters, pathPredicate } from './path-filter';
 import { MAX_VERIFIED } from './verify-rounds';
 
@@ -96,27 +97,11 @@ function byVerificationOrder(queriedPath: string | undefined) {
 }
 
 /**
- * Rank in a shortlist whose votes the other shortlists' votes are measured against in `mergeShortlists`: what a
- * shortlist's unrelated images get, as its first few can be its query's true images.
- */
-export const SHORTLIST_REFERENCE_RANK = 10;
-
-/**
- * One shortlist of the candidates of several word lists of a query that were voted with apart (`candidates` of each),
- * for word lists whose votes cannot be compared: a query's words at two scales are not as many, nor as alike their
- * images. Each image's votes are taken relative to its shortlist's SHORTLIST_REFERENCE_RANK-th votes, and its best
- * over the shortlists ranks it. The queried image stays first.
+ * One verification order of the candidates of several word lists of a query voted with apart, by relative votes
+ * (`mergeByRelativeVotes`), at most MAX_VERIFIED. The queried image stays first.
  */
 export function mergeShortlists(shortlists: readonly Candidate[][], queriedPath: string | undefined): Candidate[] {
-  const merged = new Map<number, Candidate>();
-  for (const shortlist of shortlists) {
-    const reference = shortlist[Math.min(SHORTLIST_REFERENCE_RANK, shortlist.length) - 1]?.votes || 1;
-    for (const c of shortlist) {
-      const votes = c.votes / reference;
-      if (votes > (merged.get(c.imagePk)?.votes ?? 0)) merged.set(c.imagePk, { ...c, votes });
-    }
-  }
-  return [...merged.values()].sort(byVerificationOrder(queriedPath)).slice(0, MAX_VERIFIED);
+  return mergeByRelativeVotes(shortlists, (c) => c.imagePk).sort(byVerificationOrder(queriedPath)).slice(0, MAX_VERIFIED);
 }
 
 function byDistance(a: HashCandidate, b: HashCandidate): number {

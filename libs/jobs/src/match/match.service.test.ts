@@ -1,9 +1,9 @@
-import { DEFAULT_MIN_SCORE, RgbImage, ThreadPool, verifyInThisThread } from '@loupe/fingerprint';
+import { DEFAULT_MIN_SCORE, RgbImage, runInThisThread, TaskRunner, ThreadPool, verifyInThisThread } from '@loupe/fingerprint';
 import { crop, cropBox, rotate, scale } from '@loupe/fingerprint/src/testing/edits';
 import { linearGradient, ringTiles, softBlobs, syntheticImage } from '@loupe/fingerprint/src/testing/synthetic-images';
 import { flatColor, rawSharp } from '@loupe/imaging/src/testing/test-images';
 import { BlobStore, Db, ImageRepository, MatchIndexRepository } from '@loupe/storage';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { stagingKey } from '../blob-keys';
 import { ComparePayload, IngestItem, INPUT_REFUSED, MatchItem, QuerySource, SearchPayload } from '../contracts';
 import { IngestService } from '../ingest.service';
@@ -11,6 +11,7 @@ import { MATCHING_PREFERRED_SIDE } from '../ingest-policy';
 import { CollectionSearchIndex, LocalCollectionIndex } from './collection-index';
 import { MatchIndexCache } from './index-cache';
 import { MatchService } from './match.service';
+import { nativeScaleWordsTask } from './native-scale-vote';
 import { SearchIndexHook } from './search-index.hook';
 import { openEmbeddedStore, type EmbeddedStore } from '../testing/embedded-store';
 
@@ -121,7 +122,18 @@ describe('MatchService on a small collection added through ingest', () => {
     return new MatchService(images, matchIndex, blobs, outvoted);
   }
 
-  it('votes apart with a small query\'s words at its own scale: a quarter of an image outvoted at the enlarged scale is found', async () => {
+  /** Runs tasks on `pool` and records which were started. */
+  function recordingRunner(pool: ThreadPool, started: string[]): TaskRunner {
+    return (task, input) => {
+      started.push(task.name);
+      return pool.run(task, input);
+    };
+  }
+
+  it.each([
+    ['detected when the first round found nothing, on the calling thread', null],
+    ['detected ahead, while the first round verifies, with compute threads', [] as string[]],
+  ])('votes apart with a small query\'s words at its own scale: a quarter of an image outvoted at the enlarged scale is found (%s)', async (_, startedTasks) => {
     // The first word list of each vote is the query's words as it is detected (enlarged when small); the vote with
     // those leaves the image out, as a large collection's vote does to a crop enlarged past its image's scale.
     const local = new LocalCollectionIndex(new MatchIndexCache(matchIndex));
@@ -135,17 +147,22 @@ describe('MatchService on a small collection added through ingest', () => {
       nearestByHash: (ref, probes, filters) => local.nearestByHash(ref, probes, filters),
       alikeInColour: (ref, colours, filters) => local.alikeInColour(ref, colours, filters),
     };
-    const searching = new MatchService(images, matchIndex, blobs, outvotedWhenEnlarged);
+    const pool = startedTasks && new ThreadPool(1);
+    onTestFinished(() => pool?.close());
+    const searching = new MatchService(images, matchIndex, blobs, outvotedWhenEnlarged, verifyInThisThread, pool ? recordingRunner(pool, startedTasks) : runInThisThread);
     const label = originals.get(4)!;
     const quarter = await jpegOf(await crop(label, cropBox(label, 0.25, 0.7, 0.3)));
     const result = await searching.search(searchPayload(await staged(quarter, 'quarter.jpg')));
     expect(votes).toHaveLength(2);
     expect(result.items[0]?.filepath).toBe('labels/label-4.jpg');
     expect(result.items[0].score).toBeGreaterThanOrEqual(DEFAULT_MIN_SCORE);
-    // A query detected at its own scale votes once.
+    if (startedTasks) expect(startedTasks.filter((name) => name === nativeScaleWordsTask.name)).toHaveLength(1);
+    // A query detected at its own scale votes once, and is not detected again.
     votes.length = 0;
+    startedTasks?.splice(0);
     await searching.search(searchPayload(await staged(await jpegOf(label), 'whole.jpg')));
     expect(votes).toHaveLength(1);
+    expect(startedTasks ?? []).not.toContain(nativeScaleWordsTask.name);
   }, 60_000);
 
   it('verifies the features of the query\'s hash neighbours when the vote ranks its image too low: a thumbnail', async () => {

@@ -1,4 +1,4 @@
-import { colourSet, confirmDense, confirmPlacedCrop, confirmSharedDetail, confirmUpright, DenseCheck, UPRIGHT_CHECK, confirmWholeImage, deserializeFeatures, differenceHash, hashDistance, matchInRotatedFrame, mirrorGray, weakFitOptions, worthDenseCheck, enhancedScore, extractFeatures, Features, GrayImage, isEnlargedForDetection, NATIVE_SCALE_WORKING_SIDE, MatchResult, renderOverlay, RgbImage, runInThisThread, TaskRunner, verifyInThisThread, verifyMatch, VerifyBatch } from '@loupe/fingerprint';
+import { colourSet, confirmDense, confirmPlacedCrop, confirmSharedDetail, confirmUpright, DenseCheck, UPRIGHT_CHECK, confirmWholeImage, deserializeFeatures, differenceHash, hashDistance, matchInRotatedFrame, mirrorGray, weakFitOptions, worthDenseCheck, enhancedScore, Features, GrayImage, MatchResult, renderOverlay, RgbImage, runInThisThread, TaskRunner, verifyInThisThread, verifyMatch, VerifyBatch } from '@loupe/fingerprint';
 import { decodeToRgb, findContentBox, NormalizedImage, normalizeImage } from '@loupe/imaging';
 import type { BlobStore, CollectionRef, ImageRepository, MatchIndexRepository } from '@loupe/storage';
 import { CompareResult, ComparePayload, InputRefusedError, MatchItem, QuerySource, SearchPayload, SearchResult } from '../contracts';
@@ -9,6 +9,7 @@ import { storeOverlay } from './overlay-store';
 import { hasDistinctivePoints, LoadedQuery, QueryLoader, tooPlainMessage, uprightQuery, worthPlacing } from './query-loader';
 import { denseFitTask, pixelsOnly, placedCropTask, wholeImageTask } from './second-chance-tasks';
 import { matchVocabulary } from './vocabulary';
+import { nativeScaleWordsAhead } from './native-scale-vote';
 import { MAX_VERIFIED, RoundSteps, verifyInRounds, verifyStoredFeatures } from './verify-rounds';
 
 /**
@@ -194,9 +195,10 @@ export class MatchService {
     const wanted = options.limit > 0 ? options.offset + options.limit : MAX_VERIFIED;
     const steps = this.featureVerification(ref, query, payload, paths, fetched);
     const verified = new Set<number>();
-    // A small query's words at its own scale vote only when its first round found nothing (`nativeScaleWords`).
+    // A small query's words at its own scale vote only when its first round found nothing (native-scale-vote.ts).
+    const nativeScale = nativeScaleWordsAhead(query.gray, this.run);
     const widen = async () => {
-      const nativeWords = await nativeScaleWords(query.gray);
+      const nativeWords = await nativeScale();
       if (!nativeWords) return ranked;
       const merged = mergeShortlists([shortlist, await this.collections.candidates(ref, { wordLists: [nativeWords], ...request })], request.queriedPath);
       for (const c of merged) paths.set(c.imagePk, c.filepath);
@@ -522,16 +524,4 @@ function recordingVerified<L, R>(steps: RoundSteps<number, L, R>, verified: Set<
       return steps.verify(batch, read);
     },
   };
-}
-
-/**
- * A query small enough to be enlarged for detection also votes with its words at its own scale (a crop kept at its
- * image's scale), apart, as `NATIVE_SCALE_WORKING_SIDE` explains; null for a query detected at its own scale already.
- * It costs such a query a second detection (20-38 ms on 2 cores) and a second vote, so it is asked for only when the
- * first round of verification found nothing.
- */
-async function nativeScaleWords(gray: GrayImage): Promise<Uint32Array | null> {
-  if (!isEnlargedForDetection(gray.width, gray.height)) return null;
-  const features = await extractFeatures(gray, { minWorkingSide: NATIVE_SCALE_WORKING_SIDE });
-  return features.count > 0 ? matchVocabulary().vocabulary.quantize(features) : null;
 }

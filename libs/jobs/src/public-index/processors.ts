@@ -1,6 +1,6 @@
-import type { VerifyBatch } from '@loupe/fingerprint';
 import type { ProcessorMap } from '@loupe/queue';
 import type { BlobStore, PublicIndexRepository } from '@loupe/storage';
+import { type Compute, IN_THIS_THREAD } from '../compute';
 import { matchVocabulary } from '../match/vocabulary';
 import { JobKind } from '../contracts';
 import type { JobProcessors } from '../job-registry';
@@ -16,15 +16,15 @@ import { candidateKind, parseShardSets, PublicCandidatesPayload, QueuedCandidate
 export function publicIndexProcessors(
   repo: PublicIndexRepository,
   blobs: BlobStore,
-  /** Verification threads; verified in the calling thread when absent. */
-  verifyAll: VerifyBatch | undefined,
+  /** Verification and other CPU work of a search on compute threads; in the calling thread by default. */
+  compute: Pick<Compute, 'verifyAll' | 'run'> = IN_THIS_THREAD,
   /** `PUBLIC_SHARD_SETS` and the queue to its owners; unset = this process holds every shard (see shard-sets.ts). */
   options: ShardSetOptions = {},
 ): Pick<JobProcessors, typeof JobKind.PublicSearch> & ProcessorMap {
   const vocabularyId = matchVocabulary().id;
   const sets = parseShardSets(options.sets) ?? [];
   const candidates = sets.length > 0 ? new QueuedCandidateSource(sets, options.queue ?? (() => null)) : new PublicIndexShards(repo, vocabularyId);
-  const search = new PublicSearchService(repo, blobs, candidates, verifyAll);
+  const search = new PublicSearchService(repo, blobs, candidates, compute.verifyAll, compute.run);
   const shardOwners: ProcessorMap = {};
   for (const set of sets) {
     let shards: PublicIndexShards | null = null;

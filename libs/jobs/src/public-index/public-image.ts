@@ -1,4 +1,4 @@
-import { DEFAULT_MIN_INLIERS, defineTask, extractFeatures, Features, serializeFeatures } from '@loupe/fingerprint';
+import { DEFAULT_MIN_INLIERS, defineTask, extractFeatures, Features, GrayImage, serializeFeatures } from '@loupe/fingerprint';
 import { assessImage, encodeJpeg, grayImageOf, ImageFormat, ImageInfo, ImageInputError, NormalizedImage, normalizeImage, sniffFormat } from '@loupe/imaging';
 import { matchVocabulary } from '../match/vocabulary';
 import { PublicSearchError, PublicSearchRefusedError } from './contracts';
@@ -21,6 +21,8 @@ export const CANNOT_IDENTIFY = 'Image cannot be identified; accepted formats are
 export interface PublicImage {
   info: ImageInfo;
   normalized: NormalizedImage;
+  /** What `features` were detected in. */
+  gray: GrayImage;
   features: Features;
 }
 
@@ -41,14 +43,15 @@ export async function loadPublicImage(data: Buffer, label: string): Promise<Publ
   }
   const assessment = assessImage(normalized, normalized.original);
   if (assessment.reason) throw new PublicSearchRefusedError(PublicSearchError.NoSignature, `${label}: ${assessment.reason}`);
-  const features = await extractFeatures(grayImageOf(normalized));
+  const gray = grayImageOf(normalized);
+  const features = await extractFeatures(gray);
   if (features.count < DEFAULT_MIN_INLIERS) {
     throw new PublicSearchRefusedError(
       PublicSearchError.NoSignature,
       `${label}: The image is too simple to create a signature: only ${features.count} distinctive points were found (at least ${DEFAULT_MIN_INLIERS} are needed).`,
     );
   }
-  return { info: normalized.original, normalized, features };
+  return { info: normalized.original, normalized, gray, features };
 }
 
 /** An entry's image made ready to store, or why it cannot be: what a compute thread hands back. */

@@ -1,13 +1,14 @@
-import { renderOverlay, verifyInThisThread, type MatchResult, type VerifyBatch } from '@loupe/fingerprint';
+import { renderOverlay, runInThisThread, verifyInThisThread, type MatchResult, type TaskRunner, type VerifyBatch } from '@loupe/fingerprint';
 import { decodeToRgb } from '@loupe/imaging';
 import type { BlobStore, PublicBacklink, PublicImageRow, PublicIndexRepository } from '@loupe/storage';
 import { Stopwatch } from '../stopwatch';
+import { mergeByRelativeVotes, nativeScaleWordsAhead } from '../match/native-scale-vote';
 import { matchVocabulary } from '../match/vocabulary';
 import { MAX_VERIFIED, verifyInRounds, verifyStoredFeatures } from '../match/verify-rounds';
 import { PublicMatch, PublicSearchPayload, PublicSearchResult } from './contracts';
 import { storePublicOverlay } from './overlay-store';
 import { loadPublicImage } from './public-image';
-import type { CandidateSource } from './shard-index';
+import { byVotes, type CandidateSource } from './shard-index';
 
 /** Candidates taken from the shards before verification: as in collection search, enough headroom for ranking noise. */
 const CANDIDATE_POOL = 200;
@@ -58,6 +59,8 @@ export class PublicSearchService {
     private readonly index: CandidateSource,
     /** Verifies a shortlist on worker threads when the process has them; in this thread otherwise. */
     private readonly verifyAll: VerifyBatch = verifyInThisThread,
+    /** Where other CPU work of a search runs (a small query's detection at its own scale). */
+    private readonly run: TaskRunner = runInThisThread,
   ) {}
 
   async search(payload: PublicSearchPayload): Promise<PublicSearchResult> {
@@ -71,11 +74,21 @@ export class PublicSearchService {
       const searchWatch = new Stopwatch().start();
       const words = matchVocabulary().vocabulary.quantize(query.features);
       const wanted = payload.limit > 0 ? payload.offset + payload.limit : MAX_VERIFIED;
-      const ranked = (await this.index.candidates(words, CANDIDATE_POOL)).map((c) => c.imageId);
+      // A small query's words at its own scale vote only when its first round found nothing (native-scale-vote.ts).
+      const nativeScale = nativeScaleWordsAhead(query.gray, this.run);
+      const shortlist = await this.index.candidates(words, CANDIDATE_POOL);
+      const ranked = shortlist.map((c) => c.imageId);
+      const widen = async () => {
+        const nativeWords = await nativeScale();
+        if (!nativeWords) return ranked;
+        const native = await this.index.candidates(nativeWords, CANDIDATE_POOL);
+        return mergeByRelativeVotes([shortlist, native], (c) => c.imageId).sort(byVotes).map((c) => c.imageId);
+      };
       const found = await verifyInRounds(
         ranked,
         wanted,
         verifyStoredFeatures((ids) => this.repo.features(ids), (targets) => this.verifyAll(query.features, targets, {})),
+        widen,
       );
       const verified: Verified[] = found.map(({ candidate, result }) => ({ id: candidate, match: result }));
       const ids = verified.map((v) => v.id);

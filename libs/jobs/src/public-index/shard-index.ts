@@ -14,9 +14,14 @@ export interface CandidateSource {
   candidates(words: Uint32Array, limit: number): Promise<ShardCandidate[]>;
 }
 
+/** Most votes first; equal votes by id, so merged answers agree however the shards were split. */
+export function byVotes(a: ShardCandidate, b: ShardCandidate): number {
+  return b.votes - a.votes || a.imageId - b.imageId;
+}
+
 /** Merges shard answers: each shard's top list is exact for that shard, so the global top `limit` is among them. */
 export function mergeCandidates(lists: readonly ShardCandidate[][], limit: number): ShardCandidate[] {
-  return lists.flat().sort((a, b) => b.votes - a.votes || a.imageId - b.imageId).slice(0, limit);
+  return lists.flat().sort(byVotes).slice(0, limit);
 }
 
 /**
