@@ -19,6 +19,7 @@ export {
   type CollectionSearchIndex,
 } from './match/collection-index';
 export { IndexSnapshots } from './match/index-snapshot';
+export { mergeByRelativeVotes, nativeScaleWords } from './match/native-scale-vote';
 export { MAX_VERIFIED } from './match/verify-rounds';
 export { startVocabularyMigration, VocabularyMigration, type MigrationReport } from './match/vocabulary-migration';
 export { compileGlob, Glob, GlobError, MAX_GLOB_LENGTH, pathPredicate } from './match/path-filter';

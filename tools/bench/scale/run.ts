@@ -26,7 +26,7 @@
  */
 import { deserializeFeatures, extractFeatures, searchVocabulary, seededRandom, serializeFeatures, verifyMatch, VoteThread, type Features } from '@loupe/fingerprint';
 import { cropImage, findContentBox, grayImageOf, normalizeImage } from '@loupe/imaging';
-import { createWorkerServices, IndexSnapshots, JobKind, LocalCollectionIndex, MatchIndexCache, MAX_VERIFIED, stagingKey, type IngestPayload, type IngestResult, type SearchPayload, type SearchResult, type WorkerServices } from '@loupe/jobs';
+import { createWorkerServices, IndexSnapshots, JobKind, LocalCollectionIndex, MatchIndexCache, MAX_VERIFIED, mergeByRelativeVotes, nativeScaleWords, stagingKey, type IngestPayload, type IngestResult, type SearchPayload, type SearchResult, type WorkerServices } from '@loupe/jobs';
 import { loadConfig, openInfrastructure, type Infrastructure } from '@loupe/runtime';
 import { decodeWords, encodeWords, MatchIndexRepository } from '@loupe/storage';
 import { readdirSync, statSync } from 'node:fs';
@@ -156,8 +156,14 @@ interface Query {
   wordLists?: Uint32Array[] | null;
   /** The query's features, as the search extracts them (with the mirror's for flipped edits). */
   features?: Features;
-  /** At the current size: the queried image's key and its rank by votes (1 = first; null = beyond RANK_DEPTH). */
-  truth?: { imagePk: number; voteRank: number | null };
+  /** A small query's words at its own scale, with which the search votes again after an unmatched first round; null when it is detected at its own scale already. */
+  nativeWords?: Uint32Array | null;
+  /**
+   * At the current size: the queried image's key and its ranks by votes (1 = first; null = beyond RANK_DEPTH), as the
+   * query is detected (`voteRank`) and, for a small query, at its own scale and in the two votes merged, which is the
+   * order the search verifies after its first round.
+   */
+  truth?: { imagePk: number; voteRank: number | null; nativeRank?: number | null; mergedRank?: number | null };
 }
 
 /** How deep a miss's true image is looked for in the vote's ranking. */
@@ -169,6 +175,9 @@ interface Miss {
   /** The queried image's path (its photo). */
   filepath: string;
   voteRank: number | null;
+  /** A small query's ranks at its own scale and merged (`Query.truth`); undefined for a query detected at its own scale. */
+  nativeRank?: number | null;
+  mergedRank?: number | null;
   /** The true image verified against the query on its own (no shortlist): its score, or null when it does not match. */
   aloneScore: number | null;
   /** What the search ranked first instead, if anything. */
@@ -180,8 +189,10 @@ async function queryWords(q: Query): Promise<Uint32Array[] | null> {
   if (q.wordLists !== undefined) return q.wordLists;
   try {
     const normalized = await normalizeImage(q.data, { preferredSide: PREFERRED_SIDE });
-    const features = await extractFeatures(grayImageOf(cropImage(normalized, findContentBox(normalized))), { includeMirror: q.edit.flip === true });
+    const gray = grayImageOf(cropImage(normalized, findContentBox(normalized)));
+    const features = await extractFeatures(gray, { includeMirror: q.edit.flip === true });
     q.features = features;
+    q.nativeWords = await nativeScaleWords(gray);
     const vocabulary = searchVocabulary();
     q.wordLists = [vocabulary.quantize(features)];
     if (q.edit.flip && features.mirrored) q.wordLists.push(vocabulary.quantize(features.mirrored));
@@ -285,9 +296,15 @@ async function measureLoads(b: Bench, warm: Buffer, queries: Query[], report: Si
     report.sharedVoteMs.push(performance.now() - started);
     const imagePk = pkOfPath.get(q.filepath);
     if (imagePk === undefined) continue;
-    const ranks = wordLists.map((words) => loaded.index.candidates(words, RANK_DEPTH).findIndex((c) => c.imageKey === imagePk));
-    const best = Math.min(...ranks.filter((r) => r >= 0));
-    q.truth = { imagePk, voteRank: Number.isFinite(best) ? best + 1 : null };
+    const lists = wordLists.map((words) => loaded.index.candidates(words, RANK_DEPTH));
+    q.truth = { imagePk, voteRank: bestRank(lists, imagePk) };
+    if (q.nativeWords) {
+      const native = loaded.index.candidates(q.nativeWords, RANK_DEPTH);
+      // The search's first shortlist keeps each image's best raw votes over the query's and its mirror's words.
+      const enlarged = [...new Map(lists.flat().sort((a, b) => a.votes - b.votes).map((c) => [c.imageKey, c])).values()];
+      const merged = mergeByRelativeVotes([enlarged.sort(byVotes), native], (c) => c.imageKey).sort(byVotes);
+      Object.assign(q.truth, { nativeRank: bestRank([native], imagePk), mergedRank: bestRank([merged], imagePk) });
+    }
   }
   replica = null;
   await voteThread.close();
@@ -329,8 +346,16 @@ async function runQueries(b: Bench, queries: Query[], fprQueries: Query[], repor
   }
 }
 
+const byVotes = (a: { imageKey: number; votes: number }, b: { imageKey: number; votes: number }) => b.votes - a.votes || a.imageKey - b.imageKey;
+
+/** `imageKey`'s best rank in `lists` (1 = first), null when it is in none. */
+function bestRank(lists: ReadonlyArray<ReadonlyArray<{ imageKey: number }>>, imageKey: number): number | null {
+  const best = Math.min(...lists.map((list) => list.findIndex((c) => c.imageKey === imageKey)).filter((r) => r >= 0));
+  return Number.isFinite(best) ? best + 1 : null;
+}
+
 async function explainMiss(b: Bench, q: Query, answered: string | null): Promise<Miss> {
-  const miss: Miss = { edit: q.edit.name, filepath: q.filepath, voteRank: q.truth?.voteRank ?? null, aloneScore: null, answered };
+  const miss: Miss = { edit: q.edit.name, filepath: q.filepath, voteRank: q.truth?.voteRank ?? null, nativeRank: q.truth?.nativeRank, mergedRank: q.truth?.mergedRank, aloneScore: null, answered };
   if (!q.truth || !q.features) return miss;
   const stored = (await b.repository.features([q.truth.imagePk])).get(q.truth.imagePk);
   if (!stored) return miss;
@@ -339,8 +364,9 @@ async function explainMiss(b: Bench, q: Query, answered: string | null): Promise
   return miss;
 }
 
+const describeRank = (rank: number | null | undefined) => `${rank ?? `>${RANK_DEPTH}`}`;
 const describeMiss = (m: Miss) =>
-  `${m.edit} of ${m.filepath} (rank ${m.voteRank ?? `>${RANK_DEPTH}`}${m.aloneScore === null ? ', alone: no match' : `, alone: ${m.aloneScore}`}${m.answered ? `, answered ${m.answered}` : ''})`;
+  `${m.edit} of ${m.filepath} (rank ${describeRank(m.voteRank)}${m.mergedRank !== undefined ? `; at its own scale ${describeRank(m.nativeRank)}, merged ${describeRank(m.mergedRank)}` : ''}${m.aloneScore === null ? ', alone: no match' : `, alone: ${m.aloneScore}`}${m.answered ? `, answered ${m.answered}` : ''})`;
 
 async function loadSources(b: Bench): Promise<SourceImage[]> {
   const { rows } = await b.infra.db.query<{ words: Buffer; features: Buffer; colour_set: string | null }>(
@@ -404,7 +430,7 @@ function render(reports: SizeReport[], ctx: { photos: number; queried: number; p
   L.push('|---|---|---|---|---|---|---|');
   for (const r of reports) L.push(`| ${r.size.toLocaleString('en')} | ${p50p95(r.searchMs)} | ${p50p95(r.searchCpuMs)} | ${p50p95(r.decodeMs)} | ${p50p95(r.voteAndVerifyMs)} | ${p50p95(r.voteMs)} | ${p50p95(r.sharedVoteMs)} |`);
   L.push('');
-  L.push(`Recall queries missed at each size: the edit, the true image's rank by votes (the search verifies the first ${MAX_VERIFIED}), its score when verified alone against the query, and what was answered first instead:`, '');
+  L.push(`Recall queries missed at each size: the edit, the true image's rank by votes (the search verifies the first ${MAX_VERIFIED}; for a query enlarged for detection also its rank by its words at its own scale and in the two votes merged, the order the search verifies after an unmatched first round), its score when verified alone against the query, and what was answered first instead:`, '');
   for (const r of reports) L.push(`- ${r.size.toLocaleString('en')}: ${r.misses.map(describeMiss).join('; ') || 'none'}`);
   L.push('');
   L.push(`Recall: ${OPTS.perEdit} queries per edit of the matching benchmark (${EDITS.length} edits) at every size, the same queries each time; ★ = its strict edits. "Wrong first" = another image ranked first. FPR: ${OPTS.fpr} held-out photos × ${FPR_EDITS.length} edits, any result counts. Search = the search processor call (query decode, ORB, vote, verification). Memory: heap + array buffers (and RSS) grown by loading the index from its snapshot into a new cache, per image. "First search of a new process" = a fresh processor set's first search: the snapshot load, the start of its verification threads and the search. Storage: Postgres total relation size of images, image_words, image_features and index_log, per image; the generated rows store no features, so "really ingested rows" (${reports[0]?.storage.realTables ?? ''}) is the per-image figure of a real collection.`);
