@@ -14,12 +14,13 @@ export {
   collectionCandidateKind,
   collectionCandidateKinds,
   LocalCollectionIndex,
+  mergeShortlists,
   parseCollectionShardSets,
   QueuedCollectionIndex,
   type CollectionSearchIndex,
 } from './match/collection-index';
 export { IndexSnapshots } from './match/index-snapshot';
-export { mergeByRelativeVotes, nativeScaleWords } from './match/native-scale-vote';
+export { nativeScaleWords } from './match/native-scale-vote';
 export { MAX_VERIFIED } from './match/verify-rounds';
 export { startVocabularyMigration, VocabularyMigration, type MigrationReport } from './match/vocabulary-migration';
 export { compileGlob, Glob, GlobError, MAX_GLOB_LENGTH, pathPredicate } from './match/path-filter';

@@ -26,7 +26,7 @@
  */
 import { deserializeFeatures, extractFeatures, searchVocabulary, seededRandom, serializeFeatures, verifyMatch, VoteThread, type Features } from '@loupe/fingerprint';
 import { cropImage, findContentBox, grayImageOf, normalizeImage } from '@loupe/imaging';
-import { createWorkerServices, IndexSnapshots, JobKind, LocalCollectionIndex, MatchIndexCache, MAX_VERIFIED, mergeByRelativeVotes, nativeScaleWords, stagingKey, type IngestPayload, type IngestResult, type SearchPayload, type SearchResult, type WorkerServices } from '@loupe/jobs';
+import { createWorkerServices, IndexSnapshots, JobKind, LocalCollectionIndex, MatchIndexCache, MAX_VERIFIED, mergeShortlists, nativeScaleWords, stagingKey, type IngestPayload, type IngestResult, type SearchPayload, type SearchResult, type WorkerServices } from '@loupe/jobs';
 import { loadConfig, openInfrastructure, type Infrastructure } from '@loupe/runtime';
 import { decodeWords, encodeWords, MatchIndexRepository } from '@loupe/storage';
 import { readdirSync, statSync } from 'node:fs';
@@ -289,7 +289,7 @@ async function measureLoads(b: Bench, warm: Buffer, queries: Query[], report: Si
     const wordLists = await queryWords(q);
     if (!wordLists) continue;
     started = performance.now();
-    await votes.candidates(ref, { wordLists, filters: {} });
+    const shortlist = await votes.candidates(ref, { wordLists, filters: {} });
     report.voteMs.push(performance.now() - started);
     started = performance.now();
     await sharedVotes.candidates(ref, { wordLists, filters: {} });
@@ -299,11 +299,11 @@ async function measureLoads(b: Bench, warm: Buffer, queries: Query[], report: Si
     const lists = wordLists.map((words) => loaded.index.candidates(words, RANK_DEPTH));
     q.truth = { imagePk, voteRank: bestRank(lists, imagePk) };
     if (q.nativeWords) {
-      const native = loaded.index.candidates(q.nativeWords, RANK_DEPTH);
-      // The search's first shortlist keeps each image's best raw votes over the query's and its mirror's words.
-      const enlarged = [...new Map(lists.flat().sort((a, b) => a.votes - b.votes).map((c) => [c.imageKey, c])).values()];
-      const merged = mergeByRelativeVotes([enlarged.sort(byVotes), native], (c) => c.imageKey).sort(byVotes);
-      Object.assign(q.truth, { nativeRank: bestRank([native], imagePk), mergedRank: bestRank([merged], imagePk) });
+      // The merge the search makes: of its two shortlists (each MAX_VERIFIED long), so null = not among those verified.
+      const shortlists = [shortlist, await votes.candidates(ref, { wordLists: [q.nativeWords], filters: {} })];
+      const mergedAt = mergeShortlists(shortlists, undefined).findIndex((c) => c.imagePk === imagePk);
+      const nativeRank = bestRank([loaded.index.candidates(q.nativeWords, RANK_DEPTH)], imagePk);
+      Object.assign(q.truth, { nativeRank, mergedRank: mergedAt >= 0 ? mergedAt + 1 : null });
     }
   }
   replica = null;
@@ -346,8 +346,6 @@ async function runQueries(b: Bench, queries: Query[], fprQueries: Query[], repor
   }
 }
 
-const byVotes = (a: { imageKey: number; votes: number }, b: { imageKey: number; votes: number }) => b.votes - a.votes || a.imageKey - b.imageKey;
-
 /** `imageKey`'s best rank in `lists` (1 = first), null when it is in none. */
 function bestRank(lists: ReadonlyArray<ReadonlyArray<{ imageKey: number }>>, imageKey: number): number | null {
   const best = Math.min(...lists.map((list) => list.findIndex((c) => c.imageKey === imageKey)).filter((r) => r >= 0));
@@ -366,7 +364,7 @@ async function explainMiss(b: Bench, q: Query, answered: string | null): Promise
 
 const describeRank = (rank: number | null | undefined) => `${rank ?? `>${RANK_DEPTH}`}`;
 const describeMiss = (m: Miss) =>
-  `${m.edit} of ${m.filepath} (rank ${describeRank(m.voteRank)}${m.mergedRank !== undefined ? `; at its own scale ${describeRank(m.nativeRank)}, merged ${describeRank(m.mergedRank)}` : ''}${m.aloneScore === null ? ', alone: no match' : `, alone: ${m.aloneScore}`}${m.answered ? `, answered ${m.answered}` : ''})`;
+  `${m.edit} of ${m.filepath} (rank ${describeRank(m.voteRank)}${m.mergedRank !== undefined ? `; at its own scale ${describeRank(m.nativeRank)}, merged ${m.mergedRank ?? `>${MAX_VERIFIED}`}` : ''}${m.aloneScore === null ? ', alone: no match' : `, alone: ${m.aloneScore}`}${m.answered ? `, answered ${m.answered}` : ''})`;
 
 async function loadSources(b: Bench): Promise<SourceImage[]> {
   const { rows } = await b.infra.db.query<{ words: Buffer; features: Buffer; colour_set: string | null }>(
