@@ -1,11 +1,29 @@
 import type { Queryable } from './db';
 
-/** ROLLBACK itself failed: the connection is in an unknown state and must not be reused. `cause` is the first error. */
+/**
+ * ROLLBACK itself failed after `cause` (the first error): the connection is in an unknown state and must not be reused.
+ * The error speaks as its cause (message first, same `code`), since that is what went wrong: most often the connection
+ * was cut (Postgres stopped, the backend terminated) and the ROLLBACK failed on the dead connection, an outage that
+ * callers answer with "retry", which a wrapper without the cause's code would turn into an internal error.
+ */
 export class RollbackFailedError extends Error {
-  constructor(rollbackError: unknown, cause: unknown) {
-    super(`ROLLBACK failed: ${rollbackError instanceof Error ? rollbackError.message : String(rollbackError)}`, { cause });
+  readonly code?: string;
+  constructor(
+    readonly rollbackError: unknown,
+    cause: unknown,
+  ) {
+    super(`${messageOf(cause)} (then ROLLBACK failed: ${messageOf(rollbackError)})`, { cause });
     this.name = 'RollbackFailedError';
+    const code = codeOf(cause) ?? codeOf(rollbackError);
+    if (code !== undefined) this.code = code;
   }
+}
+
+const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+function codeOf(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
 }
 
 /**

@@ -9,7 +9,7 @@ const UNREACHABLE_CODES = new Set([
 ]);
 
 /** pg reports a dropped connection without a code, in these words. */
-const UNREACHABLE_MESSAGES = /^(Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect)/;
+const UNREACHABLE_MESSAGES = /^(Connection terminated|Client has encountered a connection error|Client was closed and is not queryable|timeout exceeded when trying to connect)/;
 
 /** How long a client is asked to wait before retrying: a restarting server is usually back within seconds. */
 export const RETRY_AFTER_UNAVAILABLE_S = 5;
@@ -26,5 +26,6 @@ export function isBackendUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string' && UNREACHABLE_CODES.has(code)) return true;
-  return UNREACHABLE_MESSAGES.test(error.message);
+  // A wrapper raised in this process (e.g. a ROLLBACK that failed after the connection was cut) keeps its reason as `cause`.
+  return UNREACHABLE_MESSAGES.test(error.message) || (error.cause !== undefined && error.cause !== error && isBackendUnavailable(error.cause));
 }
