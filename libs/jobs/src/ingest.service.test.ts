@@ -1,6 +1,6 @@
 import { ImageInputError } from '@loupe/imaging';
 import { photoLike, rawSharp } from '@loupe/imaging/src/testing/test-images';
-import { BlobStore, Db, ImageRepository, ImageRow, migrate, MIGRATIONS, openBlobStore, openDatabase } from '@loupe/storage';
+import { BlobStore, CommitUnconfirmedError, Db, ImageRepository, ImageRow, migrate, MIGRATIONS, openBlobStore, openDatabase } from '@loupe/storage';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -130,6 +130,57 @@ describe('an ingest whose database goes away in the middle of a batch', () => {
     } finally {
       await close();
     }
+  });
+});
+
+describe('an ingest whose COMMIT is cut off with the connection (CommitUnconfirmedError)', () => {
+  let store: EmbeddedStore;
+  let payload: IngestPayload;
+
+  beforeEach(async () => {
+    store = await openEmbeddedStore('ingest');
+    const staged_key = stagingKey();
+    await store.blobs.put(staged_key, await sharp({ create: { width: 320, height: 240, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 60 } } }).jpeg().toBuffer());
+    payload = { account_id: store.accountId, account: 'acme', service: 'mobile', items: [{ filepath: 'a.jpg', image_id: null, staged_key }], on_existing: 'refuse', preferred_side: 320 };
+  });
+  afterEach(() => store.close());
+
+  /** Images whose transactions end with a lost COMMIT, having committed or not; `failingReads` (1-based) of findByPaths fail. */
+  function cutAtCommit(committed: boolean, failingReads: (read: number) => boolean): ImageRepository & { reads: number } {
+    const images = Object.assign(new ImageRepository(store.db), { reads: 0 });
+    images.transaction = async (fn) => {
+      if (committed) await store.db.transaction(fn);
+      throw new CommitUnconfirmedError(new Error('Client was closed and is not queryable'), new Error('Connection terminated unexpectedly'));
+    };
+    const findByPaths = images.findByPaths.bind(images);
+    images.findByPaths = async (...args) => {
+      if (failingReads(++images.reads)) throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+      return findByPaths(...args);
+    };
+    return images;
+  }
+
+  it('asks again once the database is back: a COMMIT that went through is answered as added, its blobs kept', async () => {
+    // Read 1 is the planner's lookup of the path; read 2, the first after the cut COMMIT, finds the database still down.
+    const images = cutAtCommit(true, (read) => read === 2);
+    const result = await new IngestService(images, store.blobs).ingest(payload);
+    expect(result).toMatchObject({ added: ['a.jpg'], errors: [] });
+    const [row] = (await store.db.query<{ blob_key: string; norm_blob_key: string }>('SELECT blob_key, norm_blob_key FROM images')).rows;
+    expect(await keysUnder(store.blobs, 'collections/')).toEqual([row.blob_key, row.norm_blob_key].sort());
+  });
+
+  it('fails as the outage it was when the COMMIT did not go through, leaving no blobs', async () => {
+    await expect(new IngestService(cutAtCommit(false, () => false), store.blobs).ingest(payload)).rejects.toThrow(/^Connection terminated unexpectedly/);
+    expect((await store.db.query('SELECT 1 FROM images')).rows).toEqual([]);
+    expect(await keysUnder(store.blobs, 'collections/')).toEqual([]);
+  });
+
+  it('keeps the blobs when the database does not answer within the window: the row may point to them', async () => {
+    const images = cutAtCommit(false, (read) => read >= 2);
+    const windowMs = 300;
+    await expect(new IngestService(images, store.blobs, () => [], undefined, undefined, windowMs).ingest(payload)).rejects.toThrow(CommitUnconfirmedError);
+    expect(images.reads).toBeGreaterThan(2);
+    expect(await keysUnder(store.blobs, 'collections/')).toHaveLength(2);
   });
 });
 

@@ -1,7 +1,7 @@
 import type { Features, GrayImage } from '@loupe/fingerprint';
 import type { NormalizedImage } from '@loupe/imaging';
 import { createFifoSemaphore, FifoSemaphore } from '@loupe/queue';
-import type { BlobStore, CollectionRef, ImageRepository, Queryable } from '@loupe/storage';
+import { CommitUnconfirmedError, type BlobStore, type CollectionRef, type ImageRepository, type Queryable } from '@loupe/storage';
 import { Compute, IN_THIS_THREAD } from './compute';
 import { IngestItem, IngestPayload, IngestResult, unreadableUploadMessage } from './contracts';
 import { alreadyExistsMessage, forgetIngestBlobs, ItemPlan, ItemPlanner, LocalItemPlanner, ReadyImage } from './ingest-planning';
@@ -12,6 +12,13 @@ export { alreadyExistsMessage } from './ingest-planning';
 
 /** Postgres error code of a unique-constraint violation (a concurrent add of the same path). */
 const UNIQUE_VIOLATION = '23505';
+
+/**
+ * How long an add waits for the database to answer again after its COMMIT was cut off (`CommitUnconfirmedError`), to
+ * learn whether the image went in: a restarting Postgres is back within seconds, and the answer can then say exactly
+ * what was added.
+ */
+export const COMMIT_CHECK_WINDOW_MS = 30_000;
 
 export function notStoredMessage(filepath: string): string {
   return `${filepath}: The image could not be stored because of a server error; please send it again.`;
@@ -68,6 +75,7 @@ export class IngestService {
     private readonly hooks: IngestHooks = () => [],
     compute: Pick<Compute, 'run' | 'parallelism'> = IN_THIS_THREAD,
     private readonly planner: ItemPlanner = new LocalItemPlanner(images, blobs, hooks, compute),
+    private readonly commitCheckWindowMs = COMMIT_CHECK_WINDOW_MS,
   ) {}
 
   async ingest(payload: IngestPayload): Promise<IngestResult> {
@@ -154,6 +162,17 @@ export class IngestService {
         return old.flatMap((r) => [r.blob_key, r.norm_blob_key]);
       });
     } catch (error) {
+      if (error instanceof CommitUnconfirmedError) {
+        const committed = await this.committedAfterAll(ref, item);
+        // Still unknown: the blobs stay, for the row may point to them (an orphan pair of blobs is the lesser harm).
+        if (committed === undefined) throw error;
+        if (committed) {
+          // In, after all. Had it replaced a row, that row's blobs are left behind: their keys went with the lost answer.
+          timing.time_add += ready.seconds.add + addWatch.stop();
+          timing.time_resize += ready.seconds.resize;
+          return null;
+        }
+      }
       if ((error as { code?: string }).code === UNIQUE_VIOLATION) {
         // Another run of this same job (BullMQ restarts a job whose worker stopped answering, which may yet be alive)
         // committed this item first: the row is ours and points to these very blobs.
@@ -172,6 +191,21 @@ export class IngestService {
     return null;
   }
 
+  /**
+   * Whether this upload's row is in the collection, asked until the database answers or COMMIT_CHECK_WINDOW_MS has
+   * passed (then undefined: unknown).
+   */
+  private async committedAfterAll(ref: CollectionRef, item: IngestItem): Promise<boolean | undefined> {
+    const deadline = Date.now() + this.commitCheckWindowMs;
+    for (let pause = 100; ; pause = Math.min(2 * pause, 2_000)) {
+      try {
+        return (await this.images.findByPaths(ref, [item.filepath])).get(item.filepath)?.ingest_token === item.staged_key;
+      } catch {
+        if (Date.now() + pause > deadline) return undefined;
+        await new Promise((resolve) => setTimeout(resolve, pause));
+      }
+    }
+  }
 }
 
 function toBuffer(bytes: Uint8Array): Buffer {

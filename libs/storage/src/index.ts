@@ -1,7 +1,7 @@
 export type { Db, DatabaseOptions, Queryable, QueryResult } from './db';
 export { openDatabase } from './open-database';
 export { FolderLockedError } from './folder-lock';
-export { RollbackFailedError } from './transaction';
+export { CommitUnconfirmedError, RollbackFailedError } from './transaction';
 export { migrate, MigrationError, type Migration } from './migrate';
 export type { BlobInfo, BlobStore, BlobStoreOptions } from './blob-store';
 export { openBlobStore } from './open-blob-store';

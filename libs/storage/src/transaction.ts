@@ -19,6 +19,18 @@ export class RollbackFailedError extends Error {
   }
 }
 
+/**
+ * COMMIT failed and the ROLLBACK after it too: the connection was lost while COMMIT was on its way, so whether the
+ * transaction committed is unknown until the database can be asked again. A caller must not undo what the
+ * transaction's rows point to (e.g. delete the blobs of an image row) on this error: the rows may be there.
+ */
+export class CommitUnconfirmedError extends RollbackFailedError {
+  constructor(rollbackError: unknown, cause: unknown) {
+    super(rollbackError, cause);
+    this.name = 'CommitUnconfirmedError';
+  }
+}
+
 const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 function codeOf(error: unknown): string | undefined {
@@ -43,9 +55,11 @@ export async function runInTransaction<T>(
     },
   };
   await connection.query('BEGIN');
+  let committing = false;
   try {
     const result = await fn(tx);
     open = false;
+    committing = true;
     await connection.query('COMMIT');
     return result;
   } catch (error) {
@@ -53,8 +67,9 @@ export async function runInTransaction<T>(
     try {
       await connection.query('ROLLBACK');
     } catch (rollbackError) {
-      throw new RollbackFailedError(rollbackError, error);
+      throw committing ? new CommitUnconfirmedError(rollbackError, error) : new RollbackFailedError(rollbackError, error);
     }
+    // A COMMIT that Postgres answered with an error (a deferred constraint) did not commit: ROLLBACK succeeded.
     throw error;
   }
 }
