@@ -162,27 +162,21 @@ export class IngestService {
         return old.flatMap((r) => [r.blob_key, r.norm_blob_key]);
       });
     } catch (error) {
-      if (error instanceof CommitUnconfirmedError) {
-        const committed = await this.committedAfterAll(ref, item);
-        // Still unknown: the blobs stay, for the row may point to them (an orphan pair of blobs is the lesser harm).
-        if (committed === undefined) throw error;
-        if (committed) {
-          // In, after all. Had it replaced a row, that row's blobs are left behind: their keys went with the lost answer.
-          timing.time_add += ready.seconds.add + addWatch.stop();
-          timing.time_resize += ready.seconds.resize;
-          return null;
+      const committed = error instanceof CommitUnconfirmedError ? await this.committedAfterAll(ref, item) : false;
+      // Still unknown: the blobs stay, for the row may point to them (an orphan pair of blobs is the lesser harm).
+      if (committed === undefined) throw error;
+      if (!committed) {
+        if ((error as { code?: string }).code === UNIQUE_VIOLATION) {
+          // Another run of this same job (BullMQ restarts a job whose worker stopped answering, which may yet be alive)
+          // committed this item first: the row is ours and points to these very blobs.
+          if (await this.holdsUpload(ref, item)) return null;
+          await forgetIngestBlobs(this.blobs, payload, item);
+          return alreadyExistsMessage(item.filepath);
         }
-      }
-      if ((error as { code?: string }).code === UNIQUE_VIOLATION) {
-        // Another run of this same job (BullMQ restarts a job whose worker stopped answering, which may yet be alive)
-        // committed this item first: the row is ours and points to these very blobs.
-        const winner = (await this.images.findByPaths(ref, [item.filepath])).get(item.filepath);
-        if (winner?.ingest_token === item.staged_key) return null;
         await forgetIngestBlobs(this.blobs, payload, item);
-        return alreadyExistsMessage(item.filepath);
+        throw error;
       }
-      await forgetIngestBlobs(this.blobs, payload, item);
-      throw error;
+      // In, after all. Had it replaced a row, that row's blobs are left behind: their keys went with the lost answer.
     }
     // A replaced row of another run of this job has the same keys as the new one: those blobs stay.
     await Promise.all(replaced.filter((key) => key !== originalKey && key !== normalizedKey).map((key) => this.blobs.delete(key)));
@@ -191,15 +185,19 @@ export class IngestService {
     return null;
   }
 
+  /** Whether the collection's row at the item's path is the one this upload committed (its ingest token). */
+  private async holdsUpload(ref: CollectionRef, item: IngestItem): Promise<boolean> {
+    return (await this.images.findByPaths(ref, [item.filepath])).get(item.filepath)?.ingest_token === item.staged_key;
+  }
+
   /**
-   * Whether this upload's row is in the collection, asked until the database answers or COMMIT_CHECK_WINDOW_MS has
-   * passed (then undefined: unknown).
+   * `holdsUpload`, asked until the database answers or COMMIT_CHECK_WINDOW_MS has passed (then undefined: unknown).
    */
   private async committedAfterAll(ref: CollectionRef, item: IngestItem): Promise<boolean | undefined> {
     const deadline = Date.now() + this.commitCheckWindowMs;
     for (let pause = 100; ; pause = Math.min(2 * pause, 2_000)) {
       try {
-        return (await this.images.findByPaths(ref, [item.filepath])).get(item.filepath)?.ingest_token === item.staged_key;
+        return await this.holdsUpload(ref, item);
       } catch {
         if (Date.now() + pause > deadline) return undefined;
         await new Promise((resolve) => setTimeout(resolve, pause));
