@@ -1,4 +1,5 @@
 import type { Rect } from '@loupe/fingerprint';
+import type { StepTimes } from './step-timer';
 /**
  * Job names and payloads shared by the gateway (which enqueues) and the workers (which process). Payloads and results
  * are plain JSON: image bytes travel through the blob store, never through the queue.
@@ -142,6 +143,8 @@ export interface SearchResult {
   total_filtered_results: number;
   time_resize: number;
   time_search: number;
+  /** Where the search's time went, per step (the worker's log line and step histogram; not in the envelope). */
+  steps?: StepTimes;
 }
 
 export interface ComparePayload {

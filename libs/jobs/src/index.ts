@@ -7,6 +7,7 @@ export * from './processors';
 export { JOB_CLASSES, JOB_POLICY, jobClassOf, runJob, type JobPayload, type JobProcessors, type JobResult, type JobTypes } from './job-registry';
 export { computeThreads, defaultComputeThreads, IN_THIS_THREAD, type Compute } from './compute';
 export * from './stopwatch';
+export * from './step-timer';
 export { overlayKey } from './match/overlay-store';
 export { MatchIndexCache, type IndexSnapshotOptions } from './match/index-cache';
 export {

@@ -18,6 +18,8 @@ export class Metrics {
   readonly latency: Histogram<'service' | 'operation'>;
   /** Job durations, in whichever process runs the processors (the gateway in embedded mode, workers otherwise). */
   readonly jobs: Histogram<'kind' | 'outcome'>;
+  /** Time per step of the jobs that report their steps (searches: the vote, verification, each second chance). */
+  readonly jobSteps: Histogram<'kind' | 'step'>;
 
   constructor(collectors: MetricsCollectors = {}) {
     collectDefaultMetrics({ register: this.registry, prefix: 'loupe_' });
@@ -40,6 +42,13 @@ export class Metrics {
       help: 'Job processing time per job kind and outcome (ok or error)',
       labelNames: ['kind', 'outcome'],
       buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      registers: [this.registry],
+    });
+    this.jobSteps = new Histogram({
+      name: 'loupe_job_step_duration_seconds',
+      help: 'Time per step of the jobs that report their steps (a search: query, vote, verification, each second chance), per job kind and step',
+      labelNames: ['kind', 'step'],
+      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
       registers: [this.registry],
     });
     const queueCounts = collectors.queueCounts;

@@ -4,7 +4,14 @@ import { performance } from 'node:perf_hooks';
 import { currentRequestId } from './logging';
 import type { Metrics } from './metrics';
 
-/** Times and logs every job, with the request id the gateway attached, and records its duration. */
+/** The per-step times (ms) a job's result reports (`SearchResult.steps`), when it does. */
+function stepsOf(result: unknown): Record<string, number> | undefined {
+  if (typeof result !== 'object' || result === null || !('steps' in result)) return undefined;
+  const { steps } = result as { steps: unknown };
+  return typeof steps === 'object' && steps !== null ? (steps as Record<string, number>) : undefined;
+}
+
+/** Times and logs every job (with its steps, when its result reports them), with the request id the gateway attached, and records its duration. */
 export function instrumentProcessors(processors: ProcessorMap, metrics: Metrics, log: Logger): ProcessorMap {
   const wrapped: ProcessorMap = {};
   for (const [kind, processor] of Object.entries(processors)) {
@@ -15,7 +22,9 @@ export function instrumentProcessors(processors: ProcessorMap, metrics: Metrics,
         const result = await processor(payload, ctx);
         const seconds = (performance.now() - started) / 1000;
         metrics.jobs.observe({ kind, outcome: 'ok' }, seconds);
-        log.info({ ...fields, ms: Math.round(seconds * 1000) }, 'job done');
+        const steps = stepsOf(result);
+        for (const [step, ms] of Object.entries(steps ?? {})) metrics.jobSteps.observe({ kind, step }, ms / 1000);
+        log.info({ ...fields, ms: Math.round(seconds * 1000), ...(steps && { steps }) }, 'job done');
         return result;
       } catch (error) {
         const seconds = (performance.now() - started) / 1000;

@@ -26,7 +26,7 @@
  */
 import { deserializeFeatures, extractFeatures, searchVocabulary, seededRandom, serializeFeatures, verifyMatch, VoteThread, type Features } from '@loupe/fingerprint';
 import { cropImage, findContentBox, grayImageOf, normalizeImage } from '@loupe/imaging';
-import { createWorkerServices, IndexSnapshots, JobKind, LocalCollectionIndex, MatchIndexCache, MAX_VERIFIED, mergeShortlists, nativeScaleWords, stagingKey, type IngestPayload, type IngestResult, type SearchPayload, type SearchResult, type WorkerServices } from '@loupe/jobs';
+import { createWorkerServices, IndexSnapshots, JobKind, LocalCollectionIndex, MatchIndexCache, MAX_VERIFIED, mergeShortlists, nativeScaleWords, stagingKey, type IngestPayload, type IngestResult, type SearchPayload, type SearchResult, type StepTimes, type WorkerServices } from '@loupe/jobs';
 import { loadConfig, openInfrastructure, type Infrastructure } from '@loupe/runtime';
 import { decodeWords, encodeWords, MatchIndexRepository } from '@loupe/storage';
 import { readdirSync, statSync } from 'node:fs';
@@ -217,6 +217,8 @@ interface SizeReport {
   /** Per search: the query's decode and normalisation (time_resize), and vote + verification (time_search). */
   decodeMs: number[];
   voteAndVerifyMs: number[];
+  /** Per search, its time and its steps as the search reported them (`SearchResult.steps`). */
+  stepped: Array<{ ms: number; steps: StepTimes }>;
   /** Per query, the vote alone over the loaded index (every word list of the query), outside the search. */
   voteMs: number[];
   /** The same votes shared with a VoteThread, as the search processors vote. */
@@ -321,6 +323,7 @@ function recordSearch<S extends { result: SearchResult; ms: number; cpuMs: numbe
   report.searchCpuMs.push(searched.cpuMs);
   report.decodeMs.push(searched.result.time_resize * 1000);
   report.voteAndVerifyMs.push(searched.result.time_search * 1000);
+  report.stepped.push({ ms: searched.ms, steps: searched.result.steps ?? {} });
   return searched;
 }
 
@@ -409,6 +412,22 @@ async function addGenerated(b: Bench, from: number, to: number, vocabulary: stri
 }
 
 const p50p95 = (xs: number[]) => `${Math.round(pct(xs, 50))} / ${Math.round(pct(xs, 95))} ms`;
+/** The slowest tenth of a size's searches: their mean time per step (ms), in the order the steps come. */
+function slowestTenthSteps(r: SizeReport): { searches: number; ms: number; steps: Array<[string, number]> } {
+  const slowest = [...r.stepped].sort((a, b) => b.ms - a.ms).slice(0, Math.max(1, Math.round(r.stepped.length / 10)));
+  const sums = new Map<string, number>();
+  for (const { steps } of slowest) for (const [step, ms] of Object.entries(steps)) sums.set(step, (sums.get(step) ?? 0) + ms);
+  const order = SEARCH_STEPS.filter((step) => sums.has(step)).concat([...sums.keys()].filter((step) => !SEARCH_STEPS.includes(step)));
+  const mean = (total: number) => Math.round(total / slowest.length);
+  return { searches: slowest.length, ms: mean(slowest.reduce((t, s) => t + s.ms, 0)), steps: order.map((step) => [step, mean(sums.get(step)!)]) };
+}
+/** The steps a search reports, in the order it takes them (match.service.ts). */
+const SEARCH_STEPS = ['query', 'vote', 'verification', 'hash_neighbours', 'dense', 'whole_image', 'placement', 'upright_copy', 'upright_vote', 'upright_chances', 'overlays'];
+const describeSteps = (r: SizeReport) => {
+  const { searches, ms, steps } = slowestTenthSteps(r);
+  return `slowest ${searches}: ${ms} ms = ${steps.map(([step, t]) => `${step} ${t}`).join(' + ')}`;
+};
+
 const stages = (r: SizeReport) => `CPU ${p50p95(r.searchCpuMs)}; decode ${p50p95(r.decodeMs)}; vote + verification ${p50p95(r.voteAndVerifyMs)}; vote alone ${p50p95(r.voteMs)}, shared with a thread ${p50p95(r.sharedVoteMs)}`;
 
 function render(reports: SizeReport[], ctx: { photos: number; queried: number; pool: number; heldOut: number; wallMinutes: number; command: string }): string {
@@ -427,6 +446,9 @@ function render(reports: SizeReport[], ctx: { photos: number; queried: number; p
   L.push('| images | search | search, CPU time of the process | query decode + normalisation | vote + verification | vote alone (outside the search), calling thread only | the same, shared with a VoteThread (as searches vote) |');
   L.push('|---|---|---|---|---|---|---|');
   for (const r of reports) L.push(`| ${r.size.toLocaleString('en')} | ${p50p95(r.searchMs)} | ${p50p95(r.searchCpuMs)} | ${p50p95(r.decodeMs)} | ${p50p95(r.voteAndVerifyMs)} | ${p50p95(r.voteMs)} | ${p50p95(r.sharedVoteMs)} |`);
+  L.push('');
+  L.push('The slowest tenth of searches at each size: their mean time, and its steps as the searches report them (`SearchResult.steps`, means in ms; a step counts as 0 for a search that did not reach it; the rest is staging and the processor\'s own work):', '');
+  for (const r of reports) L.push(`- ${r.size.toLocaleString('en')}: ${describeSteps(r)}`);
   L.push('');
   L.push(`Recall queries missed at each size: the edit, the true image's rank by votes (the search verifies the first ${MAX_VERIFIED}; for a query enlarged for detection also its rank by its words at its own scale and in the two votes merged, the order the search verifies after an unmatched first round), its score when verified alone against the query, and what was answered first instead:`, '');
   for (const r of reports) L.push(`- ${r.size.toLocaleString('en')}: ${r.misses.map(describeMiss).join('; ') || 'none'}`);
@@ -509,7 +531,7 @@ async function main(): Promise<void> {
       if (Math.floor(real / 500) !== Math.floor((real - items.length) / 500)) log(`  ingested ${real} (${(real / (ingestMs / 1000)).toFixed(1)} images/s)`);
     }
     const report: SizeReport = {
-      size, real, hits: 0, queries: 0, strictHits: 0, strictQueries: 0, fpr: { queries: 0, positives: 0 }, wrongFirst: 0, misses: [], searchMs: [], searchCpuMs: [], decodeMs: [], voteAndVerifyMs: [], voteMs: [], sharedVoteMs: [],
+      size, real, hits: 0, queries: 0, strictHits: 0, strictQueries: 0, fpr: { queries: 0, positives: 0 }, wrongFirst: 0, misses: [], searchMs: [], searchCpuMs: [], decodeMs: [], voteAndVerifyMs: [], stepped: [], voteMs: [], sharedVoteMs: [],
       loadFromDatabaseS: 0, startFromSnapshotS: 0, firstSearchS: 0, snapshotBytes: 0, memory: { typedAndHeapPerImage: 0, indexArraysPerImage: 0, rssPerImage: 0, rssAfterMB: 0 }, storage: { bytesPerImage: 0, realBytesPerImage: 0, tables: '', realTables: '' },
     };
     if (real > ingestStarted.real) report.ingestRate = (real - ingestStarted.real) / ((ingestMs - ingestStarted.ms) / 1000);
@@ -532,6 +554,7 @@ async function main(): Promise<void> {
     log(`  load from rows ${report.loadFromDatabaseS.toFixed(1)} s, from snapshot ${report.startFromSnapshotS.toFixed(1)} s, first search ${report.firstSearchS.toFixed(1)} s (${(report.snapshotBytes / 1e6).toFixed(0)} MB), ${(report.memory.typedAndHeapPerImage / 1024).toFixed(2)} KiB/image (arrays ${(report.memory.indexArraysPerImage / 1024).toFixed(2)} KiB, RSS ${(report.memory.rssAfterMB / 1000).toFixed(2)} GB)`);
     await runQueries(b, queries, fprQueries, report);
     log(`  recall@1 ${fmtPct(report.hits, report.queries)}, wrong first ${report.wrongFirst}, FPR ${fmtPct(report.fpr.positives, report.fpr.queries)}, p50 ${Math.round(pct(report.searchMs, 50))} ms, p95 ${Math.round(pct(report.searchMs, 95))} ms (${stages(report)})`);
+    log(`  ${describeSteps(report)}`);
     log(`  misses: ${report.misses.map(describeMiss).join('; ') || 'none'}`);
     reports.push(report);
   }

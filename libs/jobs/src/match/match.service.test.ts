@@ -109,6 +109,19 @@ describe('MatchService on a small collection added through ingest', () => {
     expect(await blobs.exists(query.staged_key)).toBe(false);
   }, 60_000);
 
+  it('reports where its time went, step by step: the second chances only for a query nothing verified', async () => {
+    const found = await service.search(searchPayload(await staged(await phoneCopy(originals.get(1)!), 'phone.jpg')));
+    expect(found.items[0]?.filepath).toBe('labels/label-1.jpg');
+    expect(Object.keys(found.steps!)).toEqual(['query', 'vote', 'verification']);
+    const unknown = await service.search(searchPayload(await staged(await jpegOf(await syntheticImage(41)), 'unknown.jpg')));
+    expect(unknown.items).toEqual([]);
+    expect(Object.keys(unknown.steps!)).toEqual(expect.arrayContaining(['query', 'vote', 'verification', 'hash_neighbours', 'dense', 'whole_image', 'placement', 'upright_copy']));
+    for (const ms of Object.values(unknown.steps!)) expect(ms).toBeGreaterThanOrEqual(0);
+    // The steps follow one another: together they are the whole search, query decoding included.
+    const total = Object.values(unknown.steps!).reduce((a, b) => a + b, 0);
+    expect(total).toBeGreaterThanOrEqual(1000 * (unknown.time_resize + unknown.time_search) - 1);
+  }, 60_000);
+
   /**
    * A search whose vote leaves `filepath` out, as the vote of a large collection can rank an image beyond the shortlist:
    * in a million images a 0.2x thumbnail's few coarse corners share hardly more words with its image than chance sharers.

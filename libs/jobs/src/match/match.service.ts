@@ -3,6 +3,7 @@ import { decodeToRgb, findContentBox, NormalizedImage, normalizeImage } from '@l
 import type { BlobStore, CollectionRef, ImageRepository, MatchIndexRepository } from '@loupe/storage';
 import { CompareResult, ComparePayload, InputRefusedError, MatchItem, QuerySource, SearchPayload, SearchResult } from '../contracts';
 import { Stopwatch } from '../stopwatch';
+import { StepTimer } from '../step-timer';
 import { compareColors } from './color-compare';
 import { CollectionSearchIndex, GLOBAL_CANDIDATES, GLOBAL_HASH_MAX_DISTANCE, HashProbe, mergeShortlists } from './collection-index';
 import { storeOverlay } from './overlay-store';
@@ -146,12 +147,14 @@ export class MatchService {
     const ref: CollectionRef = { accountId: payload.account_id, service: payload.service };
     const options = payload.options;
     const resizeWatch = new Stopwatch();
+    const steps = new StepTimer();
     try {
       const query = await this.loader.load(ref, payload.query, { preferredSide: payload.preferred_side, includeMirror: options.check_horizontal_flip }, resizeWatch);
+      steps.lap('query');
       const searchWatch = new Stopwatch().start();
       const paths = new Map<number, string>();
       const fetched = new Map<number, Buffer>();
-      const found = hasDistinctivePoints(query) ? await this.matchFeatures(ref, query, payload, paths, fetched) : await this.matchWholeCopy(ref, query, payload, paths, fetched);
+      const found = hasDistinctivePoints(query) ? await this.matchFeatures(ref, query, payload, paths, fetched, steps) : await this.matchWholeCopy(ref, query, payload, paths, fetched, steps);
       const matches = found.map(({ candidate: imagePk, result: match }) => ({ filepath: paths.get(imagePk)!, imagePk, match }));
       // A search by a collection filepath returns that image itself first (docs/protocol.md §7): an identical copy
       // under another path scores the same, and the order of paths must not put the copy ahead of it.
@@ -166,6 +169,7 @@ export class MatchService {
           const target = await decodeToRgb((await this.blobs.get(targets.get(page[i].filepath)!.norm_blob_key))!);
           items[i].overlay = await storeOverlay(this.blobs, payload.account, payload.service, await renderOverlay(query.rgb, target, page[i].match));
         }
+        steps.lap('overlays');
       }
       return {
         query_filepath: query.label,
@@ -174,6 +178,7 @@ export class MatchService {
         total_filtered_results: kept.length,
         time_resize: resizeWatch.elapsed,
         time_search: searchWatch.stop(),
+        steps: steps.times,
       };
     } finally {
       await this.discardStaged(payload.query);
@@ -185,15 +190,16 @@ export class MatchService {
    * checked on their pixels; when none verifies, the second chances. Fills `paths` and `fetched` (stored features) of
    * the candidates it reads.
    */
-  private async matchFeatures(ref: CollectionRef, query: LoadedQuery, payload: SearchPayload, paths: Map<number, string>, fetched: Map<number, Buffer>) {
+  private async matchFeatures(ref: CollectionRef, query: LoadedQuery, payload: SearchPayload, paths: Map<number, string>, fetched: Map<number, Buffer>, steps: StepTimer) {
     const options = payload.options;
     const words = matchVocabulary().vocabulary.quantize(query.features);
     const request = { filters: options, queriedPath: queriedPath(payload) };
     const shortlist = await this.collections.candidates(ref, { wordLists: this.wordLists(words, query, payload), ...request });
     let ranked = shortlist.map((c) => c.imagePk);
     for (const c of shortlist) paths.set(c.imagePk, c.filepath);
+    steps.lap('vote');
     const wanted = options.limit > 0 ? options.offset + options.limit : MAX_VERIFIED;
-    const steps = this.featureVerification(ref, query, payload, paths, fetched);
+    const byFeatures = this.featureVerification(ref, query, payload, paths, fetched);
     const verified = new Set<number>();
     // A small query's words at its own scale vote only when its first round found nothing (native-scale-vote.ts).
     const nativeScale = nativeScaleWordsAhead(query.gray, this.run);
@@ -205,12 +211,12 @@ export class MatchService {
       ranked = merged.map((c) => c.imagePk);
       return ranked;
     };
-    const found = await verifyInRounds(ranked, wanted, recordingVerified(steps, verified), widen);
+    const found = await verifyInRounds(ranked, wanted, recordingVerified(byFeatures, verified), widen);
+    steps.lap('verification');
     if (found.length > 0) return found;
     const placing = worthPlacing(query, words) ? () => this.placementCandidates(ref, query, ranked.slice(0, PLACEMENT_CANDIDATES), payload, paths) : async () => [];
     // Nothing matched, so every round ran: `verified` holds every candidate verified by features.
-    const byFeatures = { steps, verified };
-    return this.secondChances(ref, query, { dense: ranked.slice(0, DENSE_CANDIDATES), placing, byFeatures }, fetched, paths, payload);
+    return this.secondChances(ref, query, { dense: ranked.slice(0, DENSE_CANDIDATES), placing, byFeatures: { steps: byFeatures, verified } }, fetched, paths, payload, steps);
   }
 
   /**
@@ -230,9 +236,9 @@ export class MatchService {
    * the second chances without vote candidates, that is the whole-image check of its hash neighbours and its placement
    * in the images most alike it in colour, as it is and turned upright. Refused as too plain when it is none.
    */
-  private async matchWholeCopy(ref: CollectionRef, query: LoadedQuery, payload: SearchPayload, paths: Map<number, string>, fetched: Map<number, Buffer>) {
+  private async matchWholeCopy(ref: CollectionRef, query: LoadedQuery, payload: SearchPayload, paths: Map<number, string>, fetched: Map<number, Buffer>, steps: StepTimer) {
     const placing = () => this.placementCandidates(ref, query, [], payload, paths);
-    const found = await this.secondChances(ref, query, { dense: [], placing, byFeatures: null }, fetched, paths, payload);
+    const found = await this.secondChances(ref, query, { dense: [], placing, byFeatures: null }, fetched, paths, payload, steps);
     if (found.length === 0) throw new InputRefusedError(tooPlainMessage(query));
     return found;
   }
@@ -333,16 +339,19 @@ export class MatchService {
    * whole copies again. The upright copy keeps the candidates of the rotated query's vote (its words are nearly the
    * upright one's).
    */
-  private async secondChances(ref: CollectionRef, query: LoadedQuery, chances: SecondChanceCandidates, fetched: Map<number, Buffer>, paths: Map<number, string>, payload: SearchPayload) {
+  private async secondChances(ref: CollectionRef, query: LoadedQuery, chances: SecondChanceCandidates, fetched: Map<number, Buffer>, paths: Map<number, string>, payload: SearchPayload, steps: StepTimer) {
     const flip = payload.options.check_horizontal_flip;
     const candidates = chances.dense;
     // The uncut frame's neighbours are only for feature verification, which a query too plain to verify does not get.
     const neighbours = await this.hashNeighbours(ref, query, payload, paths, chances.byFeatures !== null);
     const byHash = await verifyNeighbours(chances.byFeatures, neighbours);
+    steps.lap('hash_neighbours');
     if (byHash.length > 0) return byHash;
     const dense = await this.confirmFits(ref, query, await this.weakFits(query, candidates, fetched, flip), paths);
+    steps.lap('dense');
     if (dense.length > 0) return dense;
     const whole = await this.confirmWholeImages(ref, query, wholeImageCandidates(neighbours), fetched, paths);
+    steps.lap('whole_image');
     if (whole.length > 0) return whole;
     // The placement candidates and their pixels, found once for the query as it is and turned upright.
     const placing = await chances.placing();
@@ -354,10 +363,13 @@ export class MatchService {
     turning.catch(() => undefined);
     const placementPixels = new Map<number, NormalizedImage | null>();
     const placed = await this.confirmPlacements(ref, query, placing, fetched, paths, placementPixels);
+    steps.lap('placement');
     if (placed.length > 0) return placed;
     const upright = await turning;
+    steps.lap('upright_copy');
     if (!upright) return [];
     const found = await this.verifyUprightVote(ref, upright, payload, paths, fetched, chances.byFeatures);
+    steps.lap('upright_vote');
     if (found.length === 0) {
       const uprightNeighbours = await this.hashNeighbours(ref, upright, payload, paths);
       // Verified with the query's own features: their matches are in its frame already.
@@ -366,6 +378,7 @@ export class MatchService {
       found.push(...(await this.confirmFits(ref, upright, await this.weakFits(upright, candidates, fetched, flip), paths, UPRIGHT_CHECK)));
       if (found.length === 0) found.push(...(await this.confirmWholeImages(ref, upright, wholeImageCandidates(uprightNeighbours), fetched, paths, UPRIGHT_CHECK)));
       if (found.length === 0) found.push(...(await this.confirmPlacements(ref, upright, placing, fetched, paths, placementPixels, UPRIGHT_CHECK)));
+      steps.lap('upright_chances');
     }
     return found.map(({ candidate, result }) => ({
       candidate,
