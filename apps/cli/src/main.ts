@@ -1,5 +1,5 @@
 import { API_KEY_PATTERN, generateApiKey } from '@loupe/auth';
-import { computeThreads, JobKind, createProcessors, FingerprintPayload, FingerprintResult, parseManifest, PublicImportService, runImport } from '@loupe/jobs';
+import { computeThreads, JobKind, createProcessors, FingerprintPayload, FingerprintResult, MIN_ORPHAN_AGE_HOURS, OrphanBlobSweeper, parseManifest, PublicImportService, runImport } from '@loupe/jobs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { AppConfig, ensureAccountUser, Infrastructure, loadConfig, openInfrastructure } from '@loupe/runtime';
@@ -15,6 +15,8 @@ const USAGE = `Usage: npm run cli -- <command>
   user remove <account> <user>              remove one user
   user list <account>                       users of an account
   reindex <account> <service> [filepath…]   recompute the fingerprints and search words of a collection (or of the given paths)
+  blobs sweep                               delete collection blobs that no image points to (left by processes killed
+                                            mid-add or mid-delete) once 25 h old; workers also do it every ORPHAN_SWEEP_HOURS
 ${BULK_USAGE}
 
   key add <account> [public private]        add a public index API key pair to an account (random keys if not given)
@@ -119,6 +121,12 @@ async function run(argv: string[], infra: Infrastructure, config: AppConfig): Pr
       for (const b of await infra.publicApi.listBlocks(account.id)) {
         console.log(`${b.remaining}/${b.searches} left\t${b.start_date.toISOString()} to ${b.expire_date.toISOString()}`);
       }
+      return;
+    }
+    case 'blobs sweep': {
+      const sweeper = new OrphanBlobSweeper(infra.blobs, infra.accounts, infra.images, infra.publicApi, { everyHours: config.orphanSweepHours });
+      const report = await sweeper.sweepOnce(Date.now(), true);
+      console.log(`Deleted ${report.deleted} collection blob(s) that no image points to; ${report.referenced} in use; ${report.young} younger than ${MIN_ORPHAN_AGE_HOURS} h left alone (an add may still commit them).`);
       return;
     }
     case 'index import': {

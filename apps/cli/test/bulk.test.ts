@@ -1,6 +1,7 @@
 import { ensureAccountUser, Infrastructure, loadConfig, openInfrastructure } from '@loupe/runtime';
 import { spawnSync } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -163,4 +164,18 @@ describe('npm run cli -- add / export / import (a real process)', () => {
     expect(unknown.status).toBe(1);
     expect(unknown.stderr).toContain('There is no collection service named "nosuch"');
   }, 300_000);
+
+  it('sweeps collection blobs that no image points to, and keeps those of the added images', async () => {
+    // What a process killed between an image's blobs and its row leaves, two days ago.
+    const orphan = path.join(work, 'data', 'blobs', 'collections', 'acme', 'match', 'f00d', 'crashed-add', 'original');
+    await mkdir(path.dirname(orphan), { recursive: true });
+    await writeFile(orphan, 'left behind');
+    const twoDaysAgo = new Date(Date.now() - 48 * 3_600_000);
+    await utimes(orphan, twoDaysAgo, twoDaysAgo);
+    const swept = cli('blobs', 'sweep');
+    expect(swept.stdout, swept.stderr).toContain('Deleted 1 collection blob(s) that no image points to; 0 in use; 12 younger than 25 h');
+    expect(existsSync(orphan)).toBe(false);
+    const exported = cli('export', 'acme', 'match', path.join(work, 'again.tar'));
+    expect(exported.stdout, exported.stderr).toContain('Exported 3 image(s) of acme/match');
+  }, 120_000);
 });

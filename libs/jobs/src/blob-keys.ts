@@ -10,8 +10,11 @@ import { createHash, randomUUID } from 'node:crypto';
 export function collectionBlobPrefix(account: string, service: string, filepath: string, stagedKey: string): string {
   const pathHash = createHash('sha1').update(filepath).digest('hex');
   const version = stagedKey.startsWith(STAGING_PREFIX) ? stagedKey.slice(STAGING_PREFIX.length) : createHash('sha1').update(stagedKey).digest('hex');
-  return `collections/${account}/${service}/${pathHash}/${version}`;
+  return `${COLLECTIONS_PREFIX}${account}/${service}/${pathHash}/${version}`;
 }
+
+/** Every collection image's blobs are below this (see collectionBlobPrefix). */
+export const COLLECTIONS_PREFIX = 'collections/';
 
 /**
  * Uploads and downloads wait here between the gateway and their job, which deletes them when it ends (or the gateway

@@ -35,3 +35,4 @@ export * from './public-index';
 export * from './ingest-policy';
 export { MIN_STAGING_AGE_HOURS, StagingSweeper } from './staging-sweeper';
 export type { StagingSweepReport } from './staging-sweeper';
+export { MIN_ORPHAN_AGE_HOURS, OrphanBlobSweeper, type OrphanSweepReport, type SweepCursors } from './orphan-blob-sweeper';

@@ -49,6 +49,8 @@ export interface AppConfig {
   sweepIntervalMinutes: number;
   /** Staged uploads older than this are deleted by the sweep (never under 25 h: the longest a job may wait, plus 1 h). */
   stagingMaxAgeHours: number;
+  /** How often (hours) collection blobs that no image row points to are looked for and deleted; 0 = never. */
+  orphanSweepHours: number;
   /** A job no worker has taken this long after it was queued (or after its worker died) is removed and fails. */
   queuePickupTimeoutMs: number;
   /** Port of the gateway's own /metrics and /health/live server, apart from the public PORT (workers read it too). */
@@ -187,6 +189,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     overlayTtlHours: intFromEnv(env, 'OVERLAY_TTL_HOURS', 24),
     sweepIntervalMinutes: intFromEnv(env, 'SWEEP_INTERVAL_MINUTES', 60),
     stagingMaxAgeHours: intFromEnv(env, 'STAGING_MAX_AGE_HOURS', 25),
+    orphanSweepHours: intFromEnv(env, 'ORPHAN_SWEEP_HOURS', 24),
     queuePickupTimeoutMs: intFromEnv(env, 'QUEUE_PICKUP_TIMEOUT_MS', 30_000),
     metricsPort: intFromEnv(env, 'METRICS_PORT', 9464),
     authThrottle: {

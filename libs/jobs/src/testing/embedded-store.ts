@@ -8,6 +8,8 @@ import { stagingKey } from '../blob-keys';
 export interface EmbeddedStore {
   db: Db;
   blobs: BlobStore;
+  /** The data folder: the blob store's files are below `<dir>/blobs`. */
+  dir: string;
   /** The id of the account `acme`. */
   accountId: number;
   /** Stages `data` as the gateway stages an uploaded query: a blob the job consumes, and the name the answer shows. */
@@ -25,6 +27,7 @@ export async function openEmbeddedStore(name: string): Promise<EmbeddedStore> {
   return {
     db,
     blobs,
+    dir,
     accountId,
     stage: async (data, label) => {
       const staged_key = stagingKey();

@@ -110,6 +110,21 @@ export class ImageRepository {
     );
   }
 
+  /**
+   * The blob keys (original, normalised) of up to `limit` rows of a collection, in filepath order after `afterPath`
+   * (null: from the first), and the last of their paths (null when none were left): a collection's referenced blobs,
+   * page by page along its (account, service, filepath) index.
+   */
+  async blobKeysPage(ref: CollectionRef, afterPath: string | null, limit: number): Promise<{ keys: string[]; lastPath: string | null }> {
+    const { rows } = await this.db.query<{ filepath: string; blob_key: string; norm_blob_key: string }>(
+      `SELECT filepath, blob_key, norm_blob_key FROM images
+        WHERE account_id = $1 AND service = $2 AND ($3::text IS NULL OR filepath > $3)
+        ORDER BY filepath LIMIT $4`,
+      [ref.accountId, ref.service, afterPath, limit],
+    );
+    return { keys: rows.flatMap((r) => [r.blob_key, r.norm_blob_key]), lastPath: rows.at(-1)?.filepath ?? null };
+  }
+
   /** Images per service across all accounts, for the index-size metric. */
   async countsByService(): Promise<Array<{ service: string; images: number }>> {
     const { rows } = await this.db.query<{ service: string; images: number }>('SELECT service, count(*)::int AS images FROM images GROUP BY service ORDER BY service');
