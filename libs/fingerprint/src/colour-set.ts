@@ -1,4 +1,4 @@
-import { high32, low32, popcount32 } from './bits';
+import { high32, jaccardOfHalves, low32 } from './bits';
 import type { RgbImage } from './types';
 
 /** Chroma (max − min channel, 0-255) under which a pixel counts as grey. */
@@ -50,13 +50,7 @@ export function colourSet(img: RgbImage): bigint {
   return set;
 }
 
-/** Jaccard likeness (0-1) of two colour sets given as their high and low 32 bits; 0 when both are empty. */
-export function colourSetLikenessOfHalves(highA: number, lowA: number, highB: number, lowB: number): number {
-  const union = popcount32((highA | highB) >>> 0) + popcount32((lowA | lowB) >>> 0);
-  return union === 0 ? 0 : (popcount32((highA & highB) >>> 0) + popcount32((lowA & lowB) >>> 0)) / union;
-}
-
 /** Jaccard likeness (0-1) of two colour sets (`colourSet`): the bins both have over the bins either has. */
 export function colourSetLikeness(a: bigint, b: bigint): number {
-  return colourSetLikenessOfHalves(high32(a), low32(a), high32(b), low32(b));
+  return jaccardOfHalves(high32(a), low32(a), high32(b), low32(b));
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { differenceHash, GlobalHashIndex, hashDistance } from './global-hash';
 import { mirrorGray } from './features';
+import { seededRandom } from './random';
 import * as edit from './testing/edits';
 import { smoothWallpaper, syntheticImage, toGray } from './testing/synthetic-images';
 
@@ -37,14 +38,38 @@ describe('hash index', () => {
     const expected = Array.from({ length: 200 }, (_, key) => ({ key, distance: bits(key) }))
       .filter((m) => m.distance <= 3)
       .sort((a, b) => a.distance - b.distance || a.key - b.key);
-    expect(index.nearest(0n, 3)).toEqual(expected);
-    expect(index.nearest(BigInt(5) << 40n, 0)).toEqual([{ key: 5, distance: 0 }]);
-    expect(index.nearest(BigInt(7) << 40n, 0)).toEqual([]);
-    expect(index.nearest(0n, 3).find((m) => m.key === 7)).toEqual({ key: 7, distance: 3 });
+    expect(index.nearest(0n, 3, 200)).toEqual(expected);
+    expect(index.nearest(BigInt(5) << 40n, 0, 200)).toEqual([{ key: 5, distance: 0 }]);
+    expect(index.nearest(BigInt(7) << 40n, 0, 200)).toEqual([]);
+    expect(index.nearest(0n, 3, 200).find((m) => m.key === 7)).toEqual({ key: 7, distance: 3 });
     index.remove(0);
     index.remove(12345);
-    expect(index.nearest(0n, 0)).toEqual([]);
+    expect(index.nearest(0n, 0, 200)).toEqual([]);
     expect(index.size).toBe(199);
+  });
+
+  it('keeps only the nearest few asked for, of those the caller accepts, as a full scan sorted would give them', () => {
+    const index = new GlobalHashIndex();
+    const random = seededRandom(11);
+    const centre = 0x0f0f_3c3c_5a5a_00ffn;
+    // Hashes clustered around one layout, as photos of products on white are: most lie within the distance.
+    const hashes: bigint[] = [];
+    for (let key = 0; key < 5000; key++) {
+      let hash = centre;
+      for (let flips = Math.floor(random() * 20); flips > 0; flips--) hash ^= 1n << BigInt(Math.floor(random() * 64));
+      hashes.push(hash);
+      index.add(key, hash);
+    }
+    const odd = (key: number) => key % 2 === 1;
+    const all = hashes
+      .map((hash, key) => ({ key, distance: hashDistance(hash, centre) }))
+      .filter((m) => m.distance <= 16)
+      .sort((a, b) => a.distance - b.distance || a.key - b.key);
+    expect(all.length).toBeGreaterThan(1000);
+    expect(index.nearest(centre, 16, 8)).toEqual(all.slice(0, 8));
+    expect(index.nearest(centre, 16, 8, odd)).toEqual(all.filter((m) => odd(m.key)).slice(0, 8));
+    expect(index.nearest(centre, 2, 8, odd)).toEqual(all.filter((m) => m.distance <= 2 && odd(m.key)).slice(0, 8));
+    expect(index.nearest(centre, 16, 0)).toEqual([]);
   });
 
   it('finds the images most alike in colour, at least as alike as asked, and only those the caller accepts', () => {
@@ -75,7 +100,7 @@ describe('hash index', () => {
     let at = 0;
     const restored = await GlobalHashIndex.fromSections(async (n) => Uint8Array.from(bytes.subarray(at, (at += n))));
     expect(restored.size).toBe(49);
-    expect(restored.nearest(5n << 33n, 0)).toEqual([{ key: 15, distance: 0 }]);
+    expect(restored.nearest(5n << 33n, 0, 10)).toEqual([{ key: 15, distance: 0 }]);
     expect(restored.alikeInColour((7n << 40n) | 1n, 1, 1)).toEqual([{ key: 21, likeness: 1 }]);
     expect(restored.alikeInColour((3n << 40n) | 1n, 1, 1)).toEqual([]);
   });

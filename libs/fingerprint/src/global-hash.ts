@@ -1,5 +1,4 @@
-import { high32, low32, popcount32 } from './bits';
-import { colourSetLikenessOfHalves } from './colour-set';
+import { hammingOfHalves, high32, low32, scanByHamming, scanByJaccard } from './bits';
 import type { SectionReader } from './inverted-index';
 import type { GrayImage } from './types';
 
@@ -31,14 +30,9 @@ export function differenceHash(img: GrayImage): bigint {
   return hash;
 }
 
-/** Bits in which two hashes, each given as its high and low 32 bits, differ. */
-function halvesDistance(highA: number, lowA: number, highB: number, lowB: number): number {
-  return popcount32((highA ^ highB) >>> 0) + popcount32((lowA ^ lowB) >>> 0);
-}
-
 /** Bits in which two hashes differ. */
 export function hashDistance(a: bigint, b: bigint): number {
-  return halvesDistance(high32(a), low32(a), high32(b), low32(b));
+  return hammingOfHalves(high32(a), low32(a), high32(b), low32(b));
 }
 
 /**
@@ -113,16 +107,20 @@ export class GlobalHashIndex {
     return index;
   }
 
-  /** Images whose hash differs from `hash` in at most `maxDistance` bits, nearest first (ties by key). */
-  nearest(hash: bigint, maxDistance: number): Array<{ key: number; distance: number }> {
-    const high = high32(hash);
-    const low = low32(hash);
-    const found: Array<{ key: number; distance: number }> = [];
-    for (let slot = 0; slot < this.keys.length; slot++) {
-      const distance = halvesDistance(this.high[slot], this.low[slot], high, low);
-      if (distance <= maxDistance) found.push({ key: this.keys[slot], distance });
-    }
-    return found.sort((a, b) => a.distance - b.distance || a.key - b.key);
+  /**
+   * The `count` images (of those `accepts` lets through) whose hash differs from `hash` in at most `maxDistance` bits,
+   * nearest first (ties by key). Only the best `count` are kept while scanning: in a collection of a million photos
+   * alike in layout (products on white, skies over land), tens of thousands can lie within the distance.
+   */
+  nearest(hash: bigint, maxDistance: number, count: number, accepts: (key: number) => boolean = () => true): Array<{ key: number; distance: number }> {
+    const best: Array<{ key: number; distance: number }> = [];
+    if (count <= 0) return best;
+    const before = (a: { key: number; distance: number }, b: { key: number; distance: number }) => a.distance < b.distance || (a.distance === b.distance && a.key < b.key);
+    scanByHamming(this.high, this.low, this.keys.length, high32(hash), low32(hash), maxDistance, (slot, distance) => {
+      keepBest(best, { key: this.keys[slot], distance }, count, before, accepts);
+      return best.length === count ? best[count - 1].distance : maxDistance;
+    });
+    return best;
   }
 
   /**
@@ -130,24 +128,28 @@ export class GlobalHashIndex {
    * alike first (ties by key), of those `accepts` lets through.
    */
   alikeInColour(colours: bigint, count: number, minLikeness: number, accepts: (key: number) => boolean = () => true): Array<{ key: number; likeness: number }> {
-    const high = high32(colours);
-    const low = low32(colours);
     const best: Array<{ key: number; likeness: number }> = [];
     if (count <= 0) return best;
     const before = (a: { key: number; likeness: number }, b: { key: number; likeness: number }) => a.likeness > b.likeness || (a.likeness === b.likeness && a.key < b.key);
-    for (let slot = 0; slot < this.keys.length; slot++) {
-      const likeness = colourSetLikenessOfHalves(this.colourHigh[slot], this.colourLow[slot], high, low);
-      if (likeness < minLikeness) continue;
-      const entry = { key: this.keys[slot], likeness };
-      if (best.length === count && !before(entry, best[count - 1])) continue;
-      if (!accepts(entry.key)) continue;
-      let at = best.length;
-      while (at > 0 && before(entry, best[at - 1])) at--;
-      best.splice(at, 0, entry);
-      if (best.length > count) best.pop();
-    }
+    scanByJaccard(this.colourHigh, this.colourLow, this.keys.length, high32(colours), low32(colours), minLikeness, (slot, likeness) => {
+      keepBest(best, { key: this.keys[slot], likeness }, count, before, accepts);
+      return best.length === count ? best[count - 1].likeness : minLikeness;
+    });
     return best;
   }
+}
+
+/**
+ * Puts `entry` in its place in `best` (ordered by `before`, at most `count` long) when it belongs among them and
+ * `accepts` lets its key through (asked only then: a path filter costs a lookup).
+ */
+function keepBest<T extends { key: number }>(best: T[], entry: T, count: number, before: (a: T, b: T) => boolean, accepts: (key: number) => boolean): void {
+  if (best.length >= count && !before(entry, best[best.length - 1])) return;
+  if (!accepts(entry.key)) return;
+  let at = best.length;
+  while (at > 0 && before(entry, best[at - 1])) at--;
+  best.splice(at, 0, entry);
+  if (best.length > count) best.pop();
 }
 
 /** "LGH2": Loupe Global Hashes, snapshot layout 2 (with colour sets). */

@@ -145,12 +145,11 @@ export class LocalCollectionIndex implements CollectionSearchIndex {
   async nearestByHash(ref: CollectionRef, probes: HashProbe[], filters: PathFilters): Promise<HashCandidate[][]> {
     const collection = await this.cache.get(ref);
     const allowed = pathPredicate(filters);
+    const pathOf = (imagePk: number) => collection.paths.get(imagePk) ?? '';
     return probes.map(({ hash }) =>
       collection.hashes
-        .nearest(hash, HASH_NEIGHBOUR_MAX_DISTANCE)
-        .map(({ key, distance }) => ({ imagePk: key, filepath: collection.paths.get(key) ?? '', distance }))
-        .filter((c) => !allowed || allowed(c.filepath))
-        .slice(0, HASH_NEIGHBOURS),
+        .nearest(hash, HASH_NEIGHBOUR_MAX_DISTANCE, HASH_NEIGHBOURS, allowed ? (imagePk) => allowed(pathOf(imagePk)) : undefined)
+        .map(({ key, distance }) => ({ imagePk: key, filepath: pathOf(key), distance })),
     );
   }
 

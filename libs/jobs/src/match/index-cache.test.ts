@@ -89,7 +89,7 @@ describe('collection index cache with snapshots', () => {
     expect(await best(second, 'img-30.jpg')).toBe('img-30.jpg');
     expect(collection.index.candidates(wordsOf.get('img-7.jpg')!, 60).map((c) => collection.paths.get(c.imageKey))).not.toContain('img-7.jpg');
     const [firstPk] = [...collection.paths.entries()].find(([, p]) => p === 'img-0.jpg')!;
-    expect(collection.hashes.nearest(BigInt(firstPk) * 7919n, 0).map((h) => h.key)).toEqual([firstPk]);
+    expect(collection.hashes.nearest(BigInt(firstPk) * 7919n, 0, 10).map((h) => h.key)).toEqual([firstPk]);
   });
 
   it('ignores a snapshot made from another database, and one that cannot be read, and loads from the rows', async () => {
