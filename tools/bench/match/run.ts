@@ -22,7 +22,7 @@
  *   --write          write the report into docs/benchmarks.md (section "## Matching engine")
  * Quick run (~3 min): --photos 80 --per-edit 4 --recheck 2 --fpr 12 --scale 300,2k
  */
-import { createWorkerServices, JobKind, type WorkerServices, stagingKey, type ComparePayload, type IngestPayload, type SearchPayload, type SearchResult, type CompareResult, type IngestResult } from '@loupe/jobs';
+import { createWorkerServices, JobKind, type WorkerServices, stagingKey, type ComparePayload, type IngestPayload, type SearchPayload, type SearchResult, type CompareResult, type IngestResult, type StepTimes } from '@loupe/jobs';
 import { loadConfig, openInfrastructure, type Infrastructure } from '@loupe/runtime';
 import { decodeWords, encodeWords } from '@loupe/storage';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -189,6 +189,8 @@ interface Outcome {
   split?: Split;
   /** A different image came first. */
   wrongFirst: boolean;
+  /** For a hit, the step of the search that found it (`lastStep`). */
+  foundBy?: string;
 }
 
 interface ScaleReport {
@@ -211,9 +213,23 @@ interface ScaleReport {
   /** Edited hard-copy family images: outcomes per family, split and edit. */
   familyOutcomes: Array<Outcome & { edit: string }>;
   insertRowsPerSec?: number;
+  /** Per step of the search (`SearchResult.steps`): the hits it found (the last step their search reached), photos and family images apart. */
+  foundBy: Map<string, { photos: number; families: number }>;
+  /** The steps of every query outside the collection (photos and families), for their mean time per step. */
+  outsideSteps: StepTimes[];
 }
 
+/** The step of a search that found what it answered: the last one it reached (steps come in order, each once). */
+const lastStep = (result: SearchResult) => Object.keys(result.steps ?? {}).at(-1) ?? 'refused';
+
 const pathOf = (p: Photo) => `photos/${p.family}/${p.id}.jpg`;
+
+/** The mean time (ms) per step over `all` searches, in the order the steps come. */
+function meanSteps(all: StepTimes[]): string {
+  const sums = new Map<string, number>();
+  for (const steps of all) for (const [step, ms] of Object.entries(steps)) sums.set(step, (sums.get(step) ?? 0) + ms);
+  return [...sums].map(([step, ms]) => `${step} ${Math.round(ms / Math.max(1, all.length))}`).join(' + ');
+}
 
 async function runQueries(b: Bench, queries: Query[], baseline: Array<{ filepath: string; hash: bigint }> | null, report: ScaleReport, failures: unknown[], families = false): Promise<void> {
   for (const q of queries) {
@@ -244,10 +260,16 @@ async function runQueries(b: Bench, queries: Query[], baseline: Array<{ filepath
       family: q.photo.family,
       split: q.split,
       wrongFirst: result.items.length > 0 && rank !== 1,
+      foundBy: rank === 1 ? lastStep(result) : undefined,
     };
     result.items.forEach((item, i) =>
       scoreLog.push({ size: report.size, kind: 'collection', family: q.photo.family, split: q.split, edit: q.edit.name, rank: i + 1, score: item.score, right: item.filepath === q.filepath }),
     );
+    if (rank === 1) {
+      const counts = report.foundBy.get(lastStep(result)) ?? { photos: 0, families: 0 };
+      counts[families ? 'families' : 'photos']++;
+      report.foundBy.set(lastStep(result), counts);
+    }
     if (rank !== 1) failures.push({ size: report.size, edit: q.edit.name, photo: q.photo.source, family: q.photo.family, split: q.split, rank, top: outcome.top, topScore: outcome.topScore, results: result.items.length });
     if (families) {
       report.familyOutcomes.push(Object.assign(outcome, { edit: q.edit.name }));
@@ -266,6 +288,7 @@ async function runFpr(b: Bench, queries: Query[], baseline: Array<{ filepath: st
     report.searchMs.push(ms);
     report.missMs.push(ms);
     report.parts.push({ resize: result.time_resize, search: result.time_search });
+    report.outsideSteps.push(result.steps ?? {});
     fpr.queries++;
     result.items.forEach((item, i) => scoreLog.push({ size: report.size, kind: 'outside', family: q.photo.family, split: q.split, edit: q.edit.name, rank: i + 1, score: item.score, right: false }));
     if (result.items.length > 0) {
@@ -406,6 +429,8 @@ function renderReport(ctx: {
   }
   L.push('');
   L.push(`Where search time goes (medians; time_resize / time_search as the service reports them, the rest is the query's ORB extraction and job overhead): ${ctx.scales.map((s) => { const r = pct(s.parts.map((p) => p.resize * 1000), 50); const v = pct(s.parts.map((p) => p.search * 1000), 50); return `${s.size.toLocaleString('en')}: decode/resize ${Math.round(r)} ms, vote + verify ${Math.round(v)} ms, total ${Math.round(pct(s.searchMs, 50))} ms`; }).join('; ')}.`, '');
+  L.push(`Which step of the search found the right image first (the last step its search reached; photos + family images): ${ctx.scales.map((s) => `${s.size.toLocaleString('en')}: ${[...s.foundBy].map(([step, n]) => `${step} ${n.photos} + ${n.families}`).join(', ')}`).join('; ')}.`, '');
+  L.push(`Queries outside the collection (photos and families), mean ms per step (0 for a step not reached): ${ctx.scales.map((s) => `${s.size.toLocaleString('en')}: ${meanSteps(s.outsideSteps)}`).join('; ')}.`, '');
   L.push(`Search latency is the search processor call (decode + normalise + ORB of the query, word voting, verification of the shortlist), measured after the index is loaded; "index load" is the first search of a fresh processor set, which reads all word lists from PGlite. Compare (edited 50 % crop vs its original, both uploads): p50 ${fmtMs(pct(ctx.compareMs, 50))}, p95 ${fmtMs(pct(ctx.compareMs, 95))} over ${ctx.compareMs.length} pairs (${ctx.compareHits} matched). Add throughput through the ingest processor (batches of 10, ≤1600 px JPEGs): ${ctx.addRate.toFixed(1)} images/s (${ctx.addDetail}).`, '');
   L.push(...renderFamilies(ctx.scales, ctx.familyIndexed, ctx.familyOutside));
   const target = (ok: boolean) => (ok ? 'met' : '**missed**');
@@ -583,7 +608,7 @@ async function main(): Promise<void> {
     let rows = added;
     for (const [si, size] of OPTS.scales.entries()) {
       const report: ScaleReport = {
-        size: si === 0 ? added : size, realImages: realAdded, how: '', searchMs: [], missMs: [], hitMs: [], parts: [], cacheBuildMs: 0, memoryPerImage: { heap: 0, total: 0 },
+        size: si === 0 ? added : size, realImages: realAdded, how: '', searchMs: [], missMs: [], hitMs: [], parts: [], foundBy: new Map(), outsideSteps: [], cacheBuildMs: 0, memoryPerImage: { heap: 0, total: 0 },
         outcomes: new Map(), fpr: { queries: 0, positives: 0, examples: [] }, familyFpr: { queries: 0, positives: 0, examples: [] }, familyOutcomes: [],
       };
       if (si === 0) {
@@ -620,6 +645,14 @@ async function main(): Promise<void> {
           }
         }
       }
+      log(`  found by: ${[...report.foundBy].map(([step, n]) => `${step} ${n.photos} + ${n.families}`).join(', ')}; outside, mean ms per step: ${meanSteps(report.outsideSteps)}`);
+      const familyHitsBy = new Map<string, Map<string, number>>();
+      for (const o of report.familyOutcomes.filter((x) => x.foundBy && x.foundBy !== 'verification')) {
+        const byEdit = familyHitsBy.get(o.foundBy!) ?? new Map<string, number>();
+        byEdit.set(`${o.family}/${o.edit}`, (byEdit.get(`${o.family}/${o.edit}`) ?? 0) + 1);
+        familyHitsBy.set(o.foundBy!, byEdit);
+      }
+      for (const [step, byEdit] of familyHitsBy) log(`  family hits found by ${step}: ${[...byEdit].map(([k, n]) => `${k} ${n}`).join(', ')}`);
       log(`  scale ${report.size}: search p50 ${Math.round(pct(report.searchMs, 50))} ms, p95 ${Math.round(pct(report.searchMs, 95))} ms; fpr ${report.fpr.positives}/${report.fpr.queries}`);
       reports.push(report);
       await emit(false);

@@ -219,6 +219,8 @@ interface SizeReport {
   voteAndVerifyMs: number[];
   /** Per search, its time and its steps as the search reported them (`SearchResult.steps`). */
   stepped: Array<{ ms: number; steps: StepTimes }>;
+  /** The recall hits by the step of the search that found them: their edits. */
+  foundBy: Map<string, string[]>;
   /** Per query, the vote alone over the loaded index (every word list of the query), outside the search. */
   voteMs: number[];
   /** The same votes shared with a VoteThread, as the search processors vote. */
@@ -332,8 +334,12 @@ async function runQueries(b: Bench, queries: Query[], fprQueries: Query[], repor
     const { result } = recordSearch(report, await search(b, q.data, q.edit.flip === true));
     report.queries++;
     const first = result.items[0]?.filepath;
-    if (first === q.filepath) report.hits++;
-    else {
+    if (first === q.filepath) {
+      report.hits++;
+      // The step that found it: the last one its search reached (steps come in order, each once).
+      const step = Object.keys(result.steps ?? {}).at(-1) ?? 'none';
+      report.foundBy.set(step, [...(report.foundBy.get(step) ?? []), q.edit.name]);
+    } else {
       if (first !== undefined) report.wrongFirst++;
       report.misses.push(await explainMiss(b, q, first ?? null));
     }
@@ -423,6 +429,9 @@ function slowestTenthSteps(r: SizeReport): { searches: number; ms: number; steps
 }
 /** The steps a search reports, in the order it takes them (match.service.ts). */
 const SEARCH_STEPS = ['query', 'vote', 'verification', 'hash_neighbours', 'dense', 'whole_image', 'placement', 'upright_copy', 'upright_vote', 'upright_chances', 'overlays'];
+/** The recall hits per step that found them; the edits of those found past the verification rounds. */
+const describeFoundBy = (r: SizeReport) =>
+  [...r.foundBy].map(([step, edits]) => `${step} ${edits.length}${step === 'verification' ? '' : ` (${edits.join(', ')})`}`).join('; ');
 const describeSteps = (r: SizeReport) => {
   const { searches, ms, steps } = slowestTenthSteps(r);
   return `slowest ${searches}: ${ms} ms = ${steps.map(([step, t]) => `${step} ${t}`).join(' + ')}`;
@@ -449,6 +458,8 @@ function render(reports: SizeReport[], ctx: { photos: number; queried: number; p
   L.push('');
   L.push('The slowest tenth of searches at each size: their mean time, and its steps as the searches report them (`SearchResult.steps`, means in ms; a step counts as 0 for a search that did not reach it; the rest is staging and the processor\'s own work):', '');
   for (const r of reports) L.push(`- ${r.size.toLocaleString('en')}: ${describeSteps(r)}`);
+  L.push('', 'The step of the search that found each recall hit (the last step its search reached), and the edits found past the verification rounds:', '');
+  for (const r of reports) L.push(`- ${r.size.toLocaleString('en')}: ${describeFoundBy(r)}`);
   L.push('');
   L.push(`Recall queries missed at each size: the edit, the true image's rank by votes (the search verifies the first ${MAX_VERIFIED}; for a query enlarged for detection also its rank by its words at its own scale and in the two votes merged, the order the search verifies after an unmatched first round), its score when verified alone against the query, and what was answered first instead:`, '');
   for (const r of reports) L.push(`- ${r.size.toLocaleString('en')}: ${r.misses.map(describeMiss).join('; ') || 'none'}`);
@@ -531,7 +542,7 @@ async function main(): Promise<void> {
       if (Math.floor(real / 500) !== Math.floor((real - items.length) / 500)) log(`  ingested ${real} (${(real / (ingestMs / 1000)).toFixed(1)} images/s)`);
     }
     const report: SizeReport = {
-      size, real, hits: 0, queries: 0, strictHits: 0, strictQueries: 0, fpr: { queries: 0, positives: 0 }, wrongFirst: 0, misses: [], searchMs: [], searchCpuMs: [], decodeMs: [], voteAndVerifyMs: [], stepped: [], voteMs: [], sharedVoteMs: [],
+      size, real, hits: 0, queries: 0, strictHits: 0, strictQueries: 0, fpr: { queries: 0, positives: 0 }, wrongFirst: 0, misses: [], searchMs: [], searchCpuMs: [], decodeMs: [], voteAndVerifyMs: [], stepped: [], foundBy: new Map(), voteMs: [], sharedVoteMs: [],
       loadFromDatabaseS: 0, startFromSnapshotS: 0, firstSearchS: 0, snapshotBytes: 0, memory: { typedAndHeapPerImage: 0, indexArraysPerImage: 0, rssPerImage: 0, rssAfterMB: 0 }, storage: { bytesPerImage: 0, realBytesPerImage: 0, tables: '', realTables: '' },
     };
     if (real > ingestStarted.real) report.ingestRate = (real - ingestStarted.real) / ((ingestMs - ingestStarted.ms) / 1000);
@@ -555,6 +566,7 @@ async function main(): Promise<void> {
     await runQueries(b, queries, fprQueries, report);
     log(`  recall@1 ${fmtPct(report.hits, report.queries)}, wrong first ${report.wrongFirst}, FPR ${fmtPct(report.fpr.positives, report.fpr.queries)}, p50 ${Math.round(pct(report.searchMs, 50))} ms, p95 ${Math.round(pct(report.searchMs, 95))} ms (${stages(report)})`);
     log(`  ${describeSteps(report)}`);
+    log(`  found by: ${describeFoundBy(report)}`);
     log(`  misses: ${report.misses.map(describeMiss).join('; ') || 'none'}`);
     reports.push(report);
   }
