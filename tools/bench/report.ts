@@ -1,4 +1,5 @@
-/** What the benchmarks share: percentiles, seeded shuffles and their sections of docs/benchmarks.md. */
+/** What the benchmarks share: percentiles, seeded shuffles, searches' steps and their sections of docs/benchmarks.md. */
+import type { StepTimes } from '@loupe/jobs';
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -45,4 +46,20 @@ export async function writeBenchmarkSection(heading: string, section: string): P
     text = text.replace(/\n*$/, '\n\n') + section;
   }
   await writeFile(BENCHMARKS_FILE, text);
+}
+
+/** The steps a search reports (`SearchResult.steps`), in the order it takes them (match.service.ts). */
+const SEARCH_STEPS = ['query', 'vote', 'verification', 'hash_neighbours', 'dense', 'whole_image', 'placement', 'upright_copy', 'upright_vote', 'upright_chances', 'overlays'];
+
+/** The step of a search that found what it answered: the last one it reached (steps come in order, each once). */
+export function lastStep(steps: StepTimes | undefined): string | undefined {
+  return Object.keys(steps ?? {}).at(-1);
+}
+
+/** The mean time (ms, rounded) per step over `searches`, a step counting 0 for a search that did not reach it, in the order searches take them. */
+export function meanSteps(searches: readonly StepTimes[]): Array<[string, number]> {
+  const sums = new Map<string, number>();
+  for (const steps of searches) for (const [step, ms] of Object.entries(steps)) sums.set(step, (sums.get(step) ?? 0) + ms);
+  const order = SEARCH_STEPS.filter((step) => sums.has(step)).concat([...sums.keys()].filter((step) => !SEARCH_STEPS.includes(step)));
+  return order.map((step) => [step, Math.round(sums.get(step)! / Math.max(1, searches.length))]);
 }

@@ -37,7 +37,7 @@ export function jaccardOfHalves(highA: number, lowA: number, highB: number, lowB
  */
 export function scanByHamming(highs: Uint32Array, lows: Uint32Array, count: number, high: number, low: number, bound: number, visit: (slot: number, distance: number) => number): void {
   for (let slot = 0; slot < count; slot++) {
-    const distance = popcount32((highs[slot] ^ high) >>> 0) + popcount32((lows[slot] ^ low) >>> 0);
+    const distance = hammingOfHalves(highs[slot], lows[slot], high, low);
     if (distance <= bound) bound = visit(slot, distance);
   }
 }

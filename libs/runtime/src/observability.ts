@@ -1,3 +1,4 @@
+import type { StepTimes } from '@loupe/jobs';
 import type { JobQueue, JobRequest, ProcessorMap } from '@loupe/queue';
 import type { Logger } from 'pino';
 import { performance } from 'node:perf_hooks';
@@ -5,10 +6,10 @@ import { currentRequestId } from './logging';
 import type { Metrics } from './metrics';
 
 /** The per-step times (ms) a job's result reports (`SearchResult.steps`), when it does. */
-function stepsOf(result: unknown): Record<string, number> | undefined {
+function stepsOf(result: unknown): StepTimes | undefined {
   if (typeof result !== 'object' || result === null || !('steps' in result)) return undefined;
   const { steps } = result as { steps: unknown };
-  return typeof steps === 'object' && steps !== null ? (steps as Record<string, number>) : undefined;
+  return typeof steps === 'object' && steps !== null ? (steps as StepTimes) : undefined;
 }
 
 /** Times and logs every job (with its steps, when its result reports them), with the request id the gateway attached, and records its duration. */

@@ -34,7 +34,7 @@ import { sceneSvg } from '../../../apps/gateway/test/images';
 import { CACHE_DIR, dHash, hamming64, loadDataset, type Photo } from './dataset';
 import { EDITS, FAMILY_EDITS, FAMILY_FPR_EDITS, FPR_EDITS, mulberry32, type Edit, type Rect } from './edits';
 import { FAMILIES, familyImages, type FamilyImage, type Split } from './families';
-import { machine, pct, shuffle, writeBenchmarkSection } from '../report';
+import { lastStep, machine, meanSteps, pct, shuffle, writeBenchmarkSection } from '../report';
 
 // ---------- flags ----------
 function flag(name: string): string | undefined {
@@ -189,7 +189,7 @@ interface Outcome {
   split?: Split;
   /** A different image came first. */
   wrongFirst: boolean;
-  /** For a hit, the step of the search that found it (`lastStep`). */
+  /** For a hit, the step of the search that found it (`foundBy`). */
   foundBy?: string;
 }
 
@@ -219,17 +219,13 @@ interface ScaleReport {
   outsideSteps: StepTimes[];
 }
 
-/** The step of a search that found what it answered: the last one it reached (steps come in order, each once). */
-const lastStep = (result: SearchResult) => Object.keys(result.steps ?? {}).at(-1) ?? 'refused';
+/** The step of a search that found what it answered (`lastStep`); 'refused' for a query refused as too plain. */
+const foundBy = (result: SearchResult) => lastStep(result.steps) ?? 'refused';
 
 const pathOf = (p: Photo) => `photos/${p.family}/${p.id}.jpg`;
 
 /** The mean time (ms) per step over `all` searches, in the order the steps come. */
-function meanSteps(all: StepTimes[]): string {
-  const sums = new Map<string, number>();
-  for (const steps of all) for (const [step, ms] of Object.entries(steps)) sums.set(step, (sums.get(step) ?? 0) + ms);
-  return [...sums].map(([step, ms]) => `${step} ${Math.round(ms / Math.max(1, all.length))}`).join(' + ');
-}
+const describeMeanSteps = (all: StepTimes[]) => meanSteps(all).map(([step, ms]) => `${step} ${ms}`).join(' + ');
 
 async function runQueries(b: Bench, queries: Query[], baseline: Array<{ filepath: string; hash: bigint }> | null, report: ScaleReport, failures: unknown[], families = false): Promise<void> {
   for (const q of queries) {
@@ -260,15 +256,15 @@ async function runQueries(b: Bench, queries: Query[], baseline: Array<{ filepath
       family: q.photo.family,
       split: q.split,
       wrongFirst: result.items.length > 0 && rank !== 1,
-      foundBy: rank === 1 ? lastStep(result) : undefined,
+      foundBy: rank === 1 ? foundBy(result) : undefined,
     };
     result.items.forEach((item, i) =>
       scoreLog.push({ size: report.size, kind: 'collection', family: q.photo.family, split: q.split, edit: q.edit.name, rank: i + 1, score: item.score, right: item.filepath === q.filepath }),
     );
     if (rank === 1) {
-      const counts = report.foundBy.get(lastStep(result)) ?? { photos: 0, families: 0 };
+      const counts = report.foundBy.get(foundBy(result)) ?? { photos: 0, families: 0 };
       counts[families ? 'families' : 'photos']++;
-      report.foundBy.set(lastStep(result), counts);
+      report.foundBy.set(foundBy(result), counts);
     }
     if (rank !== 1) failures.push({ size: report.size, edit: q.edit.name, photo: q.photo.source, family: q.photo.family, split: q.split, rank, top: outcome.top, topScore: outcome.topScore, results: result.items.length });
     if (families) {
@@ -430,7 +426,7 @@ function renderReport(ctx: {
   L.push('');
   L.push(`Where search time goes (medians; time_resize / time_search as the service reports them, the rest is the query's ORB extraction and job overhead): ${ctx.scales.map((s) => { const r = pct(s.parts.map((p) => p.resize * 1000), 50); const v = pct(s.parts.map((p) => p.search * 1000), 50); return `${s.size.toLocaleString('en')}: decode/resize ${Math.round(r)} ms, vote + verify ${Math.round(v)} ms, total ${Math.round(pct(s.searchMs, 50))} ms`; }).join('; ')}.`, '');
   L.push(`Which step of the search found the right image first (the last step its search reached; photos + family images): ${ctx.scales.map((s) => `${s.size.toLocaleString('en')}: ${[...s.foundBy].map(([step, n]) => `${step} ${n.photos} + ${n.families}`).join(', ')}`).join('; ')}.`, '');
-  L.push(`Queries outside the collection (photos and families), mean ms per step (0 for a step not reached): ${ctx.scales.map((s) => `${s.size.toLocaleString('en')}: ${meanSteps(s.outsideSteps)}`).join('; ')}.`, '');
+  L.push(`Queries outside the collection (photos and families), mean ms per step (0 for a step not reached): ${ctx.scales.map((s) => `${s.size.toLocaleString('en')}: ${describeMeanSteps(s.outsideSteps)}`).join('; ')}.`, '');
   L.push(`Search latency is the search processor call (decode + normalise + ORB of the query, word voting, verification of the shortlist), measured after the index is loaded; "index load" is the first search of a fresh processor set, which reads all word lists from PGlite. Compare (edited 50 % crop vs its original, both uploads): p50 ${fmtMs(pct(ctx.compareMs, 50))}, p95 ${fmtMs(pct(ctx.compareMs, 95))} over ${ctx.compareMs.length} pairs (${ctx.compareHits} matched). Add throughput through the ingest processor (batches of 10, ≤1600 px JPEGs): ${ctx.addRate.toFixed(1)} images/s (${ctx.addDetail}).`, '');
   L.push(...renderFamilies(ctx.scales, ctx.familyIndexed, ctx.familyOutside));
   const target = (ok: boolean) => (ok ? 'met' : '**missed**');
@@ -645,7 +641,7 @@ async function main(): Promise<void> {
           }
         }
       }
-      log(`  found by: ${[...report.foundBy].map(([step, n]) => `${step} ${n.photos} + ${n.families}`).join(', ')}; outside, mean ms per step: ${meanSteps(report.outsideSteps)}`);
+      log(`  found by: ${[...report.foundBy].map(([step, n]) => `${step} ${n.photos} + ${n.families}`).join(', ')}; outside, mean ms per step: ${describeMeanSteps(report.outsideSteps)}`);
       const familyHitsBy = new Map<string, Map<string, number>>();
       for (const o of report.familyOutcomes.filter((x) => x.foundBy && x.foundBy !== 'verification')) {
         const byEdit = familyHitsBy.get(o.foundBy!) ?? new Map<string, number>();

@@ -37,7 +37,7 @@ import { performance } from 'node:perf_hooks';
 import { Client } from 'pg';
 import { loadDataset } from '../match/dataset';
 import { EDITS, FPR_EDITS, type Edit } from '../match/edits';
-import { machine, pct, shuffle, writeBenchmarkSection } from '../report';
+import { lastStep, machine, meanSteps, pct, shuffle, writeBenchmarkSection } from '../report';
 import { distractor, type SourceImage } from './distractors';
 import { poolVariant } from './pool-variants';
 
@@ -336,8 +336,7 @@ async function runQueries(b: Bench, queries: Query[], fprQueries: Query[], repor
     const first = result.items[0]?.filepath;
     if (first === q.filepath) {
       report.hits++;
-      // The step that found it: the last one its search reached (steps come in order, each once).
-      const step = Object.keys(result.steps ?? {}).at(-1) ?? 'none';
+      const step = lastStep(result.steps) ?? 'none';
       report.foundBy.set(step, [...(report.foundBy.get(step) ?? []), q.edit.name]);
     } else {
       if (first !== undefined) report.wrongFirst++;
@@ -421,14 +420,8 @@ const p50p95 = (xs: number[]) => `${Math.round(pct(xs, 50))} / ${Math.round(pct(
 /** The slowest tenth of a size's searches: their mean time per step (ms), in the order the steps come. */
 function slowestTenthSteps(r: SizeReport): { searches: number; ms: number; steps: Array<[string, number]> } {
   const slowest = [...r.stepped].sort((a, b) => b.ms - a.ms).slice(0, Math.max(1, Math.round(r.stepped.length / 10)));
-  const sums = new Map<string, number>();
-  for (const { steps } of slowest) for (const [step, ms] of Object.entries(steps)) sums.set(step, (sums.get(step) ?? 0) + ms);
-  const order = SEARCH_STEPS.filter((step) => sums.has(step)).concat([...sums.keys()].filter((step) => !SEARCH_STEPS.includes(step)));
-  const mean = (total: number) => Math.round(total / slowest.length);
-  return { searches: slowest.length, ms: mean(slowest.reduce((t, s) => t + s.ms, 0)), steps: order.map((step) => [step, mean(sums.get(step)!)]) };
+  return { searches: slowest.length, ms: Math.round(slowest.reduce((t, s) => t + s.ms, 0) / slowest.length), steps: meanSteps(slowest.map((s) => s.steps)) };
 }
-/** The steps a search reports, in the order it takes them (match.service.ts). */
-const SEARCH_STEPS = ['query', 'vote', 'verification', 'hash_neighbours', 'dense', 'whole_image', 'placement', 'upright_copy', 'upright_vote', 'upright_chances', 'overlays'];
 /** The recall hits per step that found them; the edits of those found past the verification rounds. */
 const describeFoundBy = (r: SizeReport) =>
   [...r.foundBy].map(([step, edits]) => `${step} ${edits.length}${step === 'verification' ? '' : ` (${edits.join(', ')})`}`).join('; ');
