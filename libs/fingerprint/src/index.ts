@@ -16,7 +16,7 @@ export { derotate, dominantRotation, matchInRotatedFrame, uprightCopy, uprightEv
 export { renderOverlay } from './overlay';
 export { cropRgb, rgbToGray, type PixelBox, type PixelRegion } from './rgb';
 export { loadOpenCv } from './opencv';
-export { defineTask, runInThisThread, ThreadPool, type TaskRunner, type ThreadTask } from './pool/thread-pool';
+export { defineTask, noSpareThread, runInThisThread, ThreadPool, type SpareRunner, type TaskRunner, type ThreadTask } from './pool/thread-pool';
 export { verifyOnThreads } from './pool/verify-task';
 export { verifyInThisThread, type VerifyBatch } from './verify-batch';
 export { seededRandom } from './random';

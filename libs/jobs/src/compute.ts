@@ -1,9 +1,11 @@
-import { runInThisThread, TaskRunner, ThreadPool, verifyInThisThread, VerifyBatch, verifyOnThreads, VoteThread } from '@loupe/fingerprint';
+import { noSpareThread, runInThisThread, SpareRunner, TaskRunner, ThreadPool, verifyInThisThread, VerifyBatch, verifyOnThreads, VoteThread } from '@loupe/fingerprint';
 import { availableParallelism } from 'node:os';
 
 /** Where a process's CPU-heavy work runs: image preparation and hook analyses (`run`), search verification. */
 export interface Compute {
   run: TaskRunner;
+  /** `run` on a thread that is free now, else not at all: work done ahead on the chance it is needed. */
+  runOnSpareThread: SpareRunner;
   verifyAll: VerifyBatch;
   /** A thread that reads half of each large collection vote beside the calling thread; null without threads. */
   voteThread: VoteThread | null;
@@ -13,7 +15,7 @@ export interface Compute {
 }
 
 /** Everything in the calling thread, one task at a time: tests, and processes told to use no threads. */
-export const IN_THIS_THREAD: Compute = { run: runInThisThread, verifyAll: verifyInThisThread, voteThread: null, parallelism: 1, close: async () => undefined };
+export const IN_THIS_THREAD: Compute = { run: runInThisThread, runOnSpareThread: noSpareThread, verifyAll: verifyInThisThread, voteThread: null, parallelism: 1, close: async () => undefined };
 
 /** Threads when the configuration names none (COMPUTE_THREADS): one per core, at most 4, as each holds its own OpenCV (~300 MB). */
 export function defaultComputeThreads(): number {
@@ -32,6 +34,7 @@ export function computeThreads(size: number = defaultComputeThreads()): Compute 
   const voteThread = new VoteThread();
   return {
     run: (task, input) => started().run(task, input),
+    runOnSpareThread: (task, input) => started().runIfIdle(task, input),
     verifyAll: (query, targets, options) => verifyOnThreads(started())(query, targets, options),
     voteThread,
     parallelism: size,

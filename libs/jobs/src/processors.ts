@@ -92,7 +92,7 @@ export function createProcessors(
   const planner = deps.ingestFanOut ? new QueuedItemPlanner(deps.ingestFanOut.queue, deps.ingestFanOut.parallelism) : localPlanner;
   const ingest = new IngestService(deps.images, deps.blobs, hooksFor, compute, planner);
   const collections = collectionIndexes(deps, compute.voteThread);
-  const matching = new MatchService(deps.images, deps.matchIndex, deps.blobs, collections.index, verifyAll, compute.run);
+  const matching = new MatchService(deps.images, deps.matchIndex, deps.blobs, collections.index, verifyAll, compute.run, compute.runOnSpareThread);
   const deletion = new DeleteService(deps.images, deps.blobs);
   const fingerprint = new FingerprintService(deps.images, deps.blobs, (service) => (MATCHING_SERVICES.has(service) ? searchIndex : null));
   const color = new ColorService(colorRepository, deps.blobs);

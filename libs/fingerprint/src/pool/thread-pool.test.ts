@@ -27,6 +27,23 @@ describe('thread pool', () => {
     expect(new Set(ids).size).toBe(2);
   }, 60_000);
 
+  it('runs a task ahead only on a thread that is free now, never ahead of queued work', async () => {
+    const small = new ThreadPool(2);
+    try {
+      const busy = small.run(threadIdTask, { holdMs: 300 });
+      const ahead = small.runIfIdle(threadIdTask, { holdMs: 300 });
+      expect(ahead, 'one of two threads was free').not.toBeNull();
+      expect(small.runIfIdle(threadIdTask, { holdMs: 0 }), 'both threads busy').toBeNull();
+      const queued = small.run(threadIdTask, { holdMs: 0 });
+      const ids = await Promise.all([busy, ahead!, queued]);
+      expect(new Set(ids.slice(0, 2)).size).toBe(2);
+      expect(await small.runIfIdle(threadIdTask, { holdMs: 0 }), 'free again').toBeGreaterThan(0);
+    } finally {
+      await small.close();
+    }
+    expect(small.runIfIdle(threadIdTask, { holdMs: 0 }), 'closed').toBeNull();
+  }, 60_000);
+
   it('fails the task of a thread that dies, and runs the next ones on a fresh thread', async () => {
     const fragile = new ThreadPool(1);
     try {

@@ -23,6 +23,15 @@ export type TaskRunner = <I, O>(task: ThreadTask<I, O>, input: I) => Promise<O>;
 
 export const runInThisThread: TaskRunner = async (task, input) => task.run(input);
 
+/**
+ * Runs a task on a thread that is free now, or not at all (null): for work started ahead on the chance that it will be
+ * needed, which must never make queued work wait.
+ */
+export type SpareRunner = <I, O>(task: ThreadTask<I, O>, input: I) => Promise<O> | null;
+
+/** A process without compute threads has no spare one. */
+export const noSpareThread: SpareRunner = () => null;
+
 interface Job {
   request: TaskRequest;
   resolve(output: unknown): void;
@@ -62,6 +71,12 @@ export class ThreadPool {
       this.queue.push({ request, resolve: resolve as (output: unknown) => void, reject });
       this.dispatch();
     });
+  }
+
+  /** `run` when a thread is free and no task waits; null otherwise (`SpareRunner`). */
+  runIfIdle<I, O>(task: ThreadTask<I, O>, input: I): Promise<O> | null {
+    if (this.closed || this.queue.length > 0 || this.threads.every((thread) => thread.job !== null)) return null;
+    return this.run(task, input);
   }
 
   /** `run` as a `TaskRunner`, for code that takes either the pool or `runInThisThread`. */

@@ -1,4 +1,4 @@
-import { DEFAULT_MIN_SCORE, RgbImage, runInThisThread, TaskRunner, ThreadPool, verifyInThisThread } from '@loupe/fingerprint';
+import { DEFAULT_MIN_SCORE, noSpareThread, RgbImage, runInThisThread, SpareRunner, TaskRunner, ThreadPool, verifyInThisThread } from '@loupe/fingerprint';
 import { crop, cropBox, rotate, scale } from '@loupe/fingerprint/src/testing/edits';
 import { linearGradient, ringTiles, softBlobs, syntheticImage } from '@loupe/fingerprint/src/testing/synthetic-images';
 import { flatColor, rawSharp } from '@loupe/imaging/src/testing/test-images';
@@ -229,6 +229,45 @@ describe('MatchService on a small collection added through ingest', () => {
     // Told in the rotated query's frame: the label in the middle of the rotated canvas, which it fills only in part.
     expect(result.items[0].target_overlap_percent).toBeGreaterThan(90);
     expect(result.items[0].query_overlap_percent).toBeLessThan(80);
+  }, 60_000);
+
+  it('makes the upright copy ahead on a spare compute thread, before the vote, once; and only when it is asked for without one', async () => {
+    const local = new LocalCollectionIndex(new MatchIndexCache(matchIndex));
+    const events: string[] = [];
+    const noticingVotes: CollectionSearchIndex = {
+      candidates: async (ref, request) => {
+        events.push('vote');
+        return local.candidates(ref, request);
+      },
+      nearestByHash: (ref, probes, filters) => local.nearestByHash(ref, probes, filters),
+      alikeInColour: (ref, colours, filters) => local.alikeInColour(ref, colours, filters),
+    };
+    const noting =
+      (what: string): TaskRunner =>
+      (task, input) => {
+        if (task.name === uprightTask.name) events.push(what);
+        return runInThisThread(task, input);
+      };
+    const spareThread: SpareRunner = (task, input) => noting('upright ahead')(task, input);
+    const ahead = new MatchService(images, matchIndex, blobs, noticingVotes, verifyInThisThread, noting('upright asked'), spareThread);
+    const unrelatedTurned = await jpegOf(await rotate(await syntheticImage(98), 20), 80);
+    const unmatched = await ahead.search(searchPayload(await staged(unrelatedTurned, 'unrelated-turned.jpg')));
+    expect(unmatched.items).toEqual([]);
+    expect(events[0], 'started before the vote').toBe('upright ahead');
+    expect(events.filter((e) => e.startsWith('upright')), 'made once, and used').toEqual(['upright ahead']);
+    expect(events.filter((e) => e === 'vote').length, 'the upright copy voted too').toBeGreaterThan(1);
+
+    // Without a spare thread, a rotated copy found by its own vote never makes the upright copy; an unrelated one
+    // makes it once its chances as it is have failed.
+    events.length = 0;
+    const asked = new MatchService(images, matchIndex, blobs, noticingVotes, verifyInThisThread, noting('upright asked'), noSpareThread);
+    const found = await asked.search(searchPayload(await staged(await jpegOf(await rotate(originals.get(4)!, 20), 80), 'turned.jpg')));
+    expect(paths(found.items)).toEqual(['labels/label-4.jpg']);
+    expect(events).toEqual(['vote']);
+    const again = await asked.search(searchPayload(await staged(unrelatedTurned, 'unrelated-turned.jpg')));
+    expect(again).toMatchObject({ items: [], total_results: 0 });
+    expect(events.slice(1).filter((e) => e.startsWith('upright'))).toEqual(['upright asked']);
+    expect(events[1]).toBe('vote');
   }, 60_000);
 
   it('finds nothing for an unrelated image', async () => {

@@ -1,4 +1,4 @@
-import { colourSet, confirmDense, confirmPlacedCrop, confirmSharedDetail, confirmUpright, DenseCheck, UPRIGHT_CHECK, confirmWholeImage, deserializeFeatures, differenceHash, hashDistance, matchInRotatedFrame, mirrorGray, weakFitOptions, worthDenseCheck, enhancedScore, Features, GrayImage, MatchResult, renderOverlay, RgbImage, runInThisThread, TaskRunner, verifyInThisThread, verifyMatch, VerifyBatch } from '@loupe/fingerprint';
+import { colourSet, confirmDense, noSpareThread, SpareRunner, confirmPlacedCrop, confirmSharedDetail, confirmUpright, DenseCheck, UPRIGHT_CHECK, confirmWholeImage, deserializeFeatures, differenceHash, hashDistance, matchInRotatedFrame, mirrorGray, weakFitOptions, worthDenseCheck, enhancedScore, Features, GrayImage, MatchResult, renderOverlay, RgbImage, runInThisThread, TaskRunner, verifyInThisThread, verifyMatch, VerifyBatch } from '@loupe/fingerprint';
 import { decodeToRgb, findContentBox, NormalizedImage, normalizeImage } from '@loupe/imaging';
 import type { BlobStore, CollectionRef, ImageRepository, MatchIndexRepository } from '@loupe/storage';
 import { CompareResult, ComparePayload, InputRefusedError, MatchItem, QuerySource, SearchPayload, SearchResult } from '../contracts';
@@ -7,7 +7,7 @@ import { StepTimer } from '../step-timer';
 import { compareColors } from './color-compare';
 import { CollectionSearchIndex, GLOBAL_CANDIDATES, GLOBAL_HASH_MAX_DISTANCE, HashProbe, mergeShortlists } from './collection-index';
 import { storeOverlay } from './overlay-store';
-import { hasDistinctivePoints, LoadedQuery, QueryLoader, tooPlainMessage, uprightQuery, worthPlacing } from './query-loader';
+import { hasDistinctivePoints, LoadedQuery, QueryLoader, tooPlainMessage, UprightQuery, uprightQueryAhead, worthPlacing } from './query-loader';
 import { denseFitTask, pixelsOnly, placedCropTask, wholeImageTask } from './second-chance-tasks';
 import { matchVocabulary } from './vocabulary';
 import { nativeScaleWordsAhead } from './native-scale-vote';
@@ -96,6 +96,8 @@ interface SecondChanceCandidates {
   placing: () => Promise<number[]>;
   /** The search's feature verification, for the hash neighbours; null for a query with too few points to verify. */
   byFeatures: FeatureVerification | null;
+  /** The query turned upright (`uprightQueryAhead`), asked only when the chances as it is have failed. */
+  upright: () => Promise<UprightQuery | null>;
 }
 
 /**
@@ -139,6 +141,8 @@ export class MatchService {
     private readonly verifyAll: VerifyBatch = verifyInThisThread,
     /** Runs the pixel second chances (`second-chance-tasks`): on the compute threads, or in this one. */
     private readonly run: TaskRunner = runInThisThread,
+    /** Starts work ahead on a compute thread that is free now (the upright copy); none without threads. */
+    private readonly runSpare: SpareRunner = noSpareThread,
   ) {
     this.loader = new QueryLoader(images, blobs);
   }
@@ -149,12 +153,17 @@ export class MatchService {
     const resizeWatch = new Stopwatch();
     const steps = new StepTimer();
     try {
-      const query = await this.loader.load(ref, payload.query, { preferredSide: payload.preferred_side, includeMirror: options.check_horizontal_flip }, resizeWatch);
+      const loading = { preferredSide: payload.preferred_side, includeMirror: options.check_horizontal_flip };
+      const pixels = await this.loader.pixels(ref, payload.query, loading, resizeWatch);
+      const upright = uprightQueryAhead(pixels, options.check_horizontal_flip, this.runSpare, this.run);
+      const query = await this.loader.withFeatures(pixels, loading);
       steps.lap('query');
       const searchWatch = new Stopwatch().start();
       const paths = new Map<number, string>();
       const fetched = new Map<number, Buffer>();
-      const found = hasDistinctivePoints(query) ? await this.matchFeatures(ref, query, payload, paths, fetched, steps) : await this.matchWholeCopy(ref, query, payload, paths, fetched, steps);
+      const found = hasDistinctivePoints(query)
+        ? await this.matchFeatures(ref, query, upright, payload, paths, fetched, steps)
+        : await this.matchWholeCopy(ref, query, upright, payload, paths, fetched, steps);
       const matches = found.map(({ candidate: imagePk, result: match }) => ({ filepath: paths.get(imagePk)!, imagePk, match }));
       // A search by a collection filepath returns that image itself first (docs/protocol.md §7): an identical copy
       // under another path scores the same, and the order of paths must not put the copy ahead of it.
@@ -190,7 +199,7 @@ export class MatchService {
    * checked on their pixels; when none verifies, the second chances. Fills `paths` and `fetched` (stored features) of
    * the candidates it reads.
    */
-  private async matchFeatures(ref: CollectionRef, query: LoadedQuery, payload: SearchPayload, paths: Map<number, string>, fetched: Map<number, Buffer>, steps: StepTimer) {
+  private async matchFeatures(ref: CollectionRef, query: LoadedQuery, upright: SecondChanceCandidates['upright'], payload: SearchPayload, paths: Map<number, string>, fetched: Map<number, Buffer>, steps: StepTimer) {
     const options = payload.options;
     const words = matchVocabulary().vocabulary.quantize(query.features);
     const request = { filters: options, queriedPath: queriedPath(payload) };
@@ -216,7 +225,7 @@ export class MatchService {
     if (found.length > 0) return found;
     const placing = worthPlacing(query, words) ? () => this.placementCandidates(ref, query, ranked.slice(0, PLACEMENT_CANDIDATES), payload, paths) : async () => [];
     // Nothing matched, so every round ran: `verified` holds every candidate verified by features.
-    return this.secondChances(ref, query, { dense: ranked.slice(0, DENSE_CANDIDATES), placing, byFeatures: { steps: byFeatures, verified } }, fetched, paths, payload, steps);
+    return this.secondChances(ref, query, { dense: ranked.slice(0, DENSE_CANDIDATES), placing, byFeatures: { steps: byFeatures, verified }, upright }, fetched, paths, payload, steps);
   }
 
   /**
@@ -236,9 +245,9 @@ export class MatchService {
    * the second chances without vote candidates, that is the whole-image check of its hash neighbours and its placement
    * in the images most alike it in colour, as it is and turned upright. Refused as too plain when it is none.
    */
-  private async matchWholeCopy(ref: CollectionRef, query: LoadedQuery, payload: SearchPayload, paths: Map<number, string>, fetched: Map<number, Buffer>, steps: StepTimer) {
+  private async matchWholeCopy(ref: CollectionRef, query: LoadedQuery, upright: SecondChanceCandidates['upright'], payload: SearchPayload, paths: Map<number, string>, fetched: Map<number, Buffer>, steps: StepTimer) {
     const placing = () => this.placementCandidates(ref, query, [], payload, paths);
-    const found = await this.secondChances(ref, query, { dense: [], placing, byFeatures: null }, fetched, paths, payload, steps);
+    const found = await this.secondChances(ref, query, { dense: [], placing, byFeatures: null, upright }, fetched, paths, payload, steps);
     if (found.length === 0) throw new InputRefusedError(tooPlainMessage(query));
     return found;
   }
@@ -355,10 +364,10 @@ export class MatchService {
     if (whole.length > 0) return whole;
     // The placement candidates and their pixels, found once for the query as it is and turned upright.
     const placing = await chances.placing();
-    // The upright copy is made while the query is placed: a query that gets this far is rarely placed (24 of 323 in the
-    // matching benchmark; every query whose image is not in the collection goes on), and the copy's ORB extraction takes
-    // about as long as the placements.
-    const turning = uprightQuery(query, flip, this.run);
+    // The upright copy, unless started ahead, is made while the query is placed: a query that gets this far is rarely
+    // placed (24 of 323 in the matching benchmark; every query whose image is not in the collection goes on), and the
+    // copy's ORB extraction takes about as long as the placements.
+    const turning = chances.upright();
     // Awaited below unless a placement is found first: its failure must not go unhandled then.
     turning.catch(() => undefined);
     const placementPixels = new Map<number, NormalizedImage | null>();

@@ -1,4 +1,4 @@
-import { DEFAULT_MIN_INLIERS, differenceHash, extractFeatures, Features, runInThisThread, TaskRunner } from '@loupe/fingerprint';
+import { DEFAULT_MIN_INLIERS, differenceHash, extractFeatures, Features, runInThisThread, SpareRunner, TaskRunner } from '@loupe/fingerprint';
 import { assessImage, cropImage, decodeToRgb, findContentBox, GrayImage, grayImageOf, ImageInputError, normalizeImage, RgbImage } from '@loupe/imaging';
 import type { BlobStore, CollectionRef, ImageRepository } from '@loupe/storage';
 import { InputRefusedError, QuerySource, unreadableUploadMessage } from '../contracts';
@@ -20,14 +20,41 @@ export interface LoadedQuery {
   uncutHash?: bigint;
 }
 
+/** A query's decoded, normalised and cut pixels, before its features are extracted. */
+export type QueryPixels = Pick<LoadedQuery, 'label' | 'rgb' | 'gray' | 'uncutHash'>;
+
+/** A rotated query turned back upright (`uprightQuery`), with the map of its pixels back to the query's. */
+export type UprightQuery = LoadedQuery & { toRotated: number[] };
+
 /**
  * The query turned back upright when its edges show a rotation off the axes (`uprightCopy`) and cut to its content as a
  * loaded query is, with its features and the map of its pixels back to the query's (`toRotated`); null when it shows
  * none.
  */
-export async function uprightQuery(query: LoadedQuery, includeMirror: boolean, run: TaskRunner = runInThisThread): Promise<(LoadedQuery & { toRotated: number[] }) | null> {
-  const upright = await run(uprightTask, { rgb: query.rgb, gray: query.gray, includeMirror });
+export async function uprightQuery(query: QueryPixels, includeMirror: boolean, run: TaskRunner = runInThisThread): Promise<UprightQuery | null> {
+  return uprightOf(query, run(uprightTask, { rgb: query.rgb, gray: query.gray, includeMirror }));
+}
+
+async function uprightOf(query: QueryPixels, turning: ReturnType<typeof uprightTask.run>): Promise<UprightQuery | null> {
+  const upright = await turning;
   return upright && { label: query.label, rgb: upright.rgb, gray: upright.gray, features: upright.features, toRotated: upright.toRotated };
+}
+
+/**
+ * `uprightQuery` as a thunk for the second chances that take it, started at once on a thread that is free now
+ * (`spare`): while the calling thread extracts the query's own features and votes, a compute thread is idle. A search
+ * that gets as far as the upright copy (every query whose image is not in the collection) then does not wait for its
+ * ORB extraction there, the longest wait of the slowest searches at 1,000,000 images. A query that is found earlier
+ * wastes the work, which is why it starts only on a spare thread: when searches or adds keep every thread busy, the
+ * copy is made when it is asked for, as before.
+ */
+export function uprightQueryAhead(query: QueryPixels, includeMirror: boolean, spare: SpareRunner, run: TaskRunner): () => Promise<UprightQuery | null> {
+  const started = spare(uprightTask, { rgb: query.rgb, gray: query.gray, includeMirror });
+  if (!started) return () => uprightQuery(query, includeMirror, run);
+  const upright = uprightOf(query, started);
+  // Not awaited when the query is found first: its failure must not go unhandled then.
+  upright.catch(() => undefined);
+  return () => upright;
 }
 
 export interface LoadOptions {
@@ -94,10 +121,18 @@ export class QueryLoader {
   ) {}
 
   async load(ref: CollectionRef, source: QuerySource, options: LoadOptions, resizeWatch: Stopwatch): Promise<LoadedQuery> {
+    return this.withFeatures(await this.pixels(ref, source, options, resizeWatch), options);
+  }
+
+  /** The first half of `load`: the query's pixels, read, normalised, checked and cut to their content. */
+  async pixels(ref: CollectionRef, source: QuerySource, options: LoadOptions, resizeWatch: Stopwatch): Promise<QueryPixels> {
     const { label, rgb, uncutHash } = 'filepath' in source ? await this.fromCollection(ref, source.filepath, resizeWatch) : await this.fromStaged(source, options, resizeWatch);
-    const gray = grayImageOf(rgb);
-    const features = await extractFeatures(gray, { includeMirror: options.includeMirror });
-    return { label, rgb, gray, features, uncutHash };
+    return { label, rgb, gray: grayImageOf(rgb), uncutHash };
+  }
+
+  /** The second half of `load`: the features of the query's pixels. */
+  async withFeatures(pixels: QueryPixels, options: LoadOptions): Promise<LoadedQuery> {
+    return { ...pixels, features: await extractFeatures(pixels.gray, { includeMirror: options.includeMirror }) };
   }
 
   private async fromStaged(source: { staged_key: string; label: string }, options: LoadOptions, watch: Stopwatch) {
