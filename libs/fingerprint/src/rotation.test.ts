@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { confirmUpright, confirmWholeImage, UPRIGHT_CHECK } from './dense-confirm';
 import { extractFeatures } from './features';
 import { applyHomography } from './geometry';
-import { derotate, dominantRotation, matchInRotatedFrame, uprightCopy, uprightEvidence } from './rotation';
+import { derotate, dominantRotation, fillEdgeRotation, matchInRotatedFrame, uprightCopy, uprightEvidence } from './rotation';
 import * as edit from './testing/edits';
 import { softBlobs, smoothWallpaper, toGray } from './testing/synthetic-images';
 import type { RgbImage } from './types';
@@ -17,6 +17,14 @@ async function tileWall(width: number, height: number): Promise<RgbImage> {
   const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">${parts.join('')}</svg>`;
   const { data, info } = await sharp(Buffer.from(svg)).removeAlpha().raw().toBuffer({ resolveWithObject: true });
   return { data: new Uint8Array(data), width: info.width, height: info.height };
+}
+
+/** Dark stripes across a light ground, turned `degrees` off the axes: straight edges of one direction, not the frame's. */
+async function stripes(width: number, height: number, degrees: number): Promise<RgbImage> {
+  const span = 2 * Math.max(width, height);
+  const bands = Array.from({ length: span / 24 }, (_, i) => `<rect x="${i * 24 - span / 2}" y="${-span / 2}" width="11" height="${2 * span}" fill="#2d3a55"/>`);
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}"><rect width="${width}" height="${height}" fill="#efe6cf"/><g transform="translate(${width / 2} ${height / 2}) rotate(${degrees})">${bands.join('')}</g></svg>`;
+  return edit.toRgb(sharp(Buffer.from(svg)));
 }
 
 /** Mean absolute difference of the grey pixels of two images of about the same size, over their central half. */
@@ -45,6 +53,23 @@ describe('rotated copies', () => {
       expect(Math.abs(rotation.angle - degrees)).toBeLessThan(1);
       expect(rotation.strength).toBeGreaterThan(2);
     }
+  });
+
+  it('reads the rotation of a canvas off the edges of its filled corners, where the image\'s own edges point elsewhere', async () => {
+    const pattern = await stripes(720, 480, 10);
+    for (const degrees of [-20, 20, 30]) {
+      const turned = await edit.jpeg(await edit.rotate(pattern, degrees), 40);
+      const gray = toGray(turned);
+      // The stripes outweigh the canvas edges in the whole image's orientations.
+      expect(Math.abs(dominantRotation(gray).angle - degrees)).toBeGreaterThan(3);
+      expect(fillEdgeRotation(gray)!.angle).toBeCloseTo(degrees, 0);
+      expect(uprightCopy(turned, gray)!.angle).toBeCloseTo(degrees, 0);
+    }
+    // No filled corners: the stripes' own direction is all there is to read, and it is not the canvas's.
+    expect(fillEdgeRotation(toGray(pattern))).toBeNull();
+    // Corners of one colour around content that does not reach them in straight edges (a disc on white): none either.
+    const disc = await edit.toRgb(sharp(Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="600" height="400"><rect width="600" height="400" fill="#fff"/><circle cx="300" cy="200" r="170" fill="#c0392b"/></svg>')));
+    expect(fillEdgeRotation(toGray(disc))).toBeNull();
   });
 
   it('turns a rotated canvas back to the original frame, without the filled corners', async () => {
