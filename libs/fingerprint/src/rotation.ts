@@ -99,9 +99,9 @@ const FILL_EDGE_AGREEMENT_DEGREES = 3;
  * The rotation of a copy rotated onto a larger canvas, read off the edges of its filled corners; null when the image
  * has no such corners (its four corner pixels not of one grey) or their edges are not straight and of one direction.
  * Where the image's own edges have a stronger direction than its rotation (wood grain, a diagonal lattice, stripes),
- * `dominantRotation` reads theirs: in the matching benchmark's families, 7 of 14 pattern copies it missed were
- * rotated copies read 4-25° off (a lattice's 45°, stripes at 10° for -20°), while their canvas edges lie exactly at the
- * rotation. Each scan from a side to the first pixel off the fill traces those edges (two per corner); a direction is
+ * `dominantRotation` reads theirs: of the 10 rotated pattern copies the matching benchmark's families missed, it read 6
+ * 4-45° off (wood grain at 10-16°, a tile lattice's diagonals at -25°, stripes at 10° for -20°), while their canvas
+ * edges lie exactly at the rotation. Each scan from a side to the first pixel off the fill traces those edges (two per corner); a direction is
  * read between scan points FILL_EDGE_STEP rows or columns apart, and they must agree at one peak.
  */
 export function fillEdgeRotation(gray: GrayImage): DominantRotation | null {
