@@ -112,24 +112,21 @@ export function fillEdgeRotation(gray: GrayImage): DominantRotation | null {
   const fill = [...corners].sort((a, b) => a - b)[1];
   if (corners.some((c) => Math.abs(c - fill) > FILL_TOLERANCE)) return null;
   const offFill = (i: number) => Math.abs(data[i] - fill) > FILL_TOLERANCE;
+  /** Per line, how many of its `extent` pixels, from `first(line)` on and `stride` apart, are fill. */
+  const fillReach = (lines: number, extent: number, first: (line: number) => number, stride: number) => {
+    const reach = new Int32Array(lines);
+    for (let line = 0; line < lines; line++) {
+      let k = 0;
+      for (let i = first(line); k < extent && !offFill(i); i += stride) k++;
+      reach[line] = k;
+    }
+    return reach;
+  };
   // Per row from the left and the right, per column from the top and the bottom: how far the fill reaches in.
-  const scans: Array<{ reach: Int32Array; extent: number; rows: boolean; fromStart: boolean }> = [];
-  for (const fromStart of [true, false]) {
-    const rows = new Int32Array(height);
-    for (let y = 0; y < height; y++) {
-      let x = 0;
-      while (x < width && !offFill(y * width + (fromStart ? x : width - 1 - x))) x++;
-      rows[y] = x;
-    }
-    scans.push({ reach: rows, extent: width, rows: true, fromStart });
-    const columns = new Int32Array(width);
-    for (let x = 0; x < width; x++) {
-      let y = 0;
-      while (y < height && !offFill((fromStart ? y : height - 1 - y) * width + x)) y++;
-      columns[x] = y;
-    }
-    scans.push({ reach: columns, extent: height, rows: false, fromStart });
-  }
+  const scans = [true, false].flatMap((fromStart) => [
+    { rows: true, fromStart, extent: width, reach: fillReach(height, width, (y) => y * width + (fromStart ? 0 : width - 1), fromStart ? 1 : -1) },
+    { rows: false, fromStart, extent: height, reach: fillReach(width, height, (x) => (fromStart ? 0 : (height - 1) * width) + x, fromStart ? width : -width) },
+  ]);
   const histogram = new Float64Array(ORIENTATION_BINS);
   const samples: number[] = [];
   for (const { reach, extent, rows, fromStart } of scans) {
