@@ -245,6 +245,11 @@ export async function confirmDenseFit(query: RgbImage, target: RgbImage, fit: Ma
  * shape (up to rounding and border cropping), a crop does not.
  */
 const WHOLE_IMAGE_ASPECT_TOLERANCE = 0.05;
+
+/** Whether two frames have one shape (WHOLE_IMAGE_ASPECT_TOLERANCE): what a copy of the whole image keeps. */
+export function sameFrameShape(a: { width: number; height: number }, b: { width: number; height: number }): boolean {
+  return Math.abs(a.width / a.height / (b.width / b.height) - 1) <= WHOLE_IMAGE_ASPECT_TOLERANCE;
+}
 /**
  * Colour likeness (`colourLikeness`) that confirms a whole-image copy the gradients could not. Over the benchmark
  * families' images at half size and JPEG q30 against their originals (48 pairs), copies correlated at 0.998 or more
@@ -268,7 +273,7 @@ const WHOLE_LIKENESS_MAX_DIFFERENCE = 4;
 export async function confirmWholeImage(query: ImageEvidence, target: ImageEvidence, flipped: boolean, check: DenseCheck = {}): Promise<MatchResult | null> {
   const { rgb: q } = query;
   const t = target.features;
-  if (Math.abs((q.width / q.height) / (t.width / t.height) - 1) > WHOLE_IMAGE_ASPECT_TOLERANCE) return null;
+  if (!sameFrameShape(q, t)) return null;
   const scale = [q.width / t.width, 0, 0, 0, q.height / t.height, 0, 0, 0, 1];
   const transform = flipped ? multiply([-1, 0, q.width - 1, 0, 1, 0, 0, 0, 1], scale) : scale;
   const fit = matchMetrics(query.features, t, transform, 0, flipped);

@@ -52,6 +52,18 @@ export function deserializeFeatures(b: Buffer): Features {
   return features.value;
 }
 
+/** The frame (width, height) stored features refer to, read from their header alone: either layout. */
+export function storedFrame(b: Buffer): { width: number; height: number } {
+  checkMagic(b, 0);
+  return { width: b.readUInt32LE(4), height: b.readUInt32LE(8) };
+}
+
+function checkMagic(b: Buffer, start: number): number {
+  const magic = b.length >= start + HEADER_BYTES ? b.readUInt32LE(start) : undefined;
+  if (magic !== MAGIC_EXACT && magic !== MAGIC_COMPACT) throw new Error('Not a serialized Features buffer');
+  return magic;
+}
+
 function writeHeader(out: Buffer, magic: number, f: Features, hasMirror: boolean): void {
   out.writeUInt32LE(magic, 0);
   out.writeUInt32LE(f.width, 4);
@@ -101,8 +113,7 @@ function encodeCompact(f: Features, hasMirror: boolean): Buffer {
 }
 
 function decodeOne(b: Buffer, start: number): { features: { value: Features; hasMirror: boolean }; end: number } {
-  const magic = b.length >= start + HEADER_BYTES ? b.readUInt32LE(start) : undefined;
-  if (magic !== MAGIC_EXACT && magic !== MAGIC_COMPACT) throw new Error('Not a serialized Features buffer');
+  const magic = checkMagic(b, start);
   const width = b.readUInt32LE(start + 4);
   const height = b.readUInt32LE(start + 8);
   const count = b.readUInt32LE(start + 12);

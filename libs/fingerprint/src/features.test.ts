@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { extractFeatures, isEnlargedForDetection, mirrorGray, NATIVE_SCALE_WORKING_SIDE, TARGET_FEATURES } from './features';
 import { searchVocabulary } from './default-vocabulary';
 import { fingerprintHealth } from './health';
-import { serializeFeatures, serializeFeaturesExact, deserializeFeatures } from './features-codec';
+import { serializeFeatures, serializeFeaturesExact, deserializeFeatures, storedFrame } from './features-codec';
 import { syntheticImage, toGray } from './testing/synthetic-images';
 import * as edit from './testing/edits';
 import type { Features, GrayImage, RgbImage } from './types';
@@ -117,6 +117,7 @@ describe('feature serialisation', () => {
     expect(buf.subarray(0, 4).toString('latin1')).toBe('LFP2');
     expect(buf.length).toBe(2 * 20 + 43 * (richFeatures.count + richFeatures.mirrored!.count));
     const back = deserializeFeatures(atOddOffset(buf));
+    expect(storedFrame(atOddOffset(buf)), 'the frame, from the header alone').toEqual({ width: richFeatures.width, height: richFeatures.height });
     for (const [original, read] of [[richFeatures, back], [richFeatures.mirrored!, back.mirrored!]] as const) {
       expect(read.count).toBe(original.count);
       expect([read.width, read.height]).toEqual([original.width, original.height]);
@@ -159,6 +160,7 @@ describe('feature serialisation', () => {
     expect(buf.length).toBe(2 * 20 + 56 * (richFeatures.count + richFeatures.mirrored!.count));
     const back = deserializeFeatures(atOddOffset(buf));
     expect(back.count).toBe(richFeatures.count);
+    expect(storedFrame(buf)).toEqual({ width: richFeatures.width, height: richFeatures.height });
     expect(Array.from(back.xy)).toEqual(Array.from(richFeatures.xy));
     expect(Array.from(back.meta)).toEqual(Array.from(richFeatures.meta));
     expect(Buffer.from(back.descriptors).equals(Buffer.from(richFeatures.descriptors))).toBe(true);
@@ -167,6 +169,7 @@ describe('feature serialisation', () => {
 
   it('refuses a buffer that is not a fingerprint, and a cut one in either layout', () => {
     expect(() => deserializeFeatures(Buffer.from('not a fingerprint at all'))).toThrow(/Not a serialized/);
+    expect(() => storedFrame(Buffer.from('not a fingerprint at all'))).toThrow(/Not a serialized/);
     expect(() => deserializeFeatures(serializeFeatures(richFeatures).subarray(0, 100))).toThrow(/Truncated/);
     expect(() => deserializeFeatures(serializeFeaturesExact(richFeatures).subarray(0, 100))).toThrow(/Truncated/);
     const withoutMirror = serializeFeatures(richFeatures).subarray(0, 20 + 43 * richFeatures.count);

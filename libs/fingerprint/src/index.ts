@@ -1,7 +1,7 @@
 export type { GrayImage, RgbImage, Features, Rect, MatchResult, VerifyOptions } from './types';
 export { TARGET_FEATURES, NATIVE_SCALE_WORKING_SIDE, extractFeatures, isEnlargedForDetection, mirrorGray, type ExtractOptions } from './features';
 export { fingerprintHealth } from './health';
-export { serializeFeatures, deserializeFeatures } from './features-codec';
+export { serializeFeatures, deserializeFeatures, storedFrame } from './features-codec';
 export { Vocabulary } from './vocabulary';
 export { defaultVocabulary, DEFAULT_VOCABULARY_PATH, searchVocabulary, SEARCH_VOCABULARY_PATH } from './default-vocabulary';
 export { InvertedIndex, mergeVoteStatistics, STOP_LIST_MIN_IMAGES, STOP_WORD_SHARE, termFrequencies, topK, type SectionReader, type VoteOptions, type VoteStatistics } from './inverted-index';
@@ -10,7 +10,7 @@ export type { VoteHelper } from './posting-lists';
 export { verifyMatch, DEFAULT_MIN_INLIERS, DEFAULT_MIN_SCORE, MirrorFeaturesMissingError } from './verify';
 export { scoreFromInliers, SCORE_INLIER_SCALE } from './match-metrics';
 export { enhancedScore } from './enhanced-score';
-export { confirmDense, confirmDenseFit, confirmPlacedCrop, confirmUpright, confirmWeakFit, confirmWholeImage, UPRIGHT_CHECK, type DenseCheck, overlapsForDense, weakFitOptions, worthDenseCheck, DENSE_CONFIRM_MIN, type ImageEvidence } from './dense-confirm';
+export { confirmDense, confirmDenseFit, confirmPlacedCrop, confirmUpright, confirmWeakFit, confirmWholeImage, sameFrameShape, UPRIGHT_CHECK, type DenseCheck, overlapsForDense, weakFitOptions, worthDenseCheck, DENSE_CONFIRM_MIN, type ImageEvidence } from './dense-confirm';
 export { confirmSharedDetail } from './shared-detail';
 export { derotate, dominantRotation, matchInRotatedFrame, uprightCopy, uprightEvidence, type ContentBoxOf, type Derotated, type DominantRotation } from './rotation';
 export { renderOverlay } from './overlay';

@@ -1,6 +1,7 @@
-import { DEFAULT_MIN_SCORE, noSpareThread, RgbImage, runInThisThread, SpareRunner, TaskRunner, ThreadPool, verifyInThisThread } from '@loupe/fingerprint';
+import { DEFAULT_MIN_SCORE, differenceHash, hashDistance, noSpareThread, RgbImage, runInThisThread, SpareRunner, TaskRunner, ThreadPool, verifyInThisThread } from '@loupe/fingerprint';
 import { crop, cropBox, rotate, scale } from '@loupe/fingerprint/src/testing/edits';
 import { linearGradient, ringTiles, softBlobs, syntheticImage } from '@loupe/fingerprint/src/testing/synthetic-images';
+import { cropImage, findContentBox, grayImageOf, normalizeImage } from '@loupe/imaging';
 import { flatColor, rawSharp } from '@loupe/imaging/src/testing/test-images';
 import { BlobStore, Db, ImageRepository, MatchIndexRepository } from '@loupe/storage';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
@@ -8,7 +9,7 @@ import { stagingKey } from '../blob-keys';
 import { ComparePayload, IngestItem, INPUT_REFUSED, MatchItem, QuerySource, SearchPayload } from '../contracts';
 import { IngestService } from '../ingest.service';
 import { MATCHING_PREFERRED_SIDE } from '../ingest-policy';
-import { CollectionSearchIndex, LocalCollectionIndex } from './collection-index';
+import { CollectionSearchIndex, GLOBAL_HASH_MAX_DISTANCE, LocalCollectionIndex } from './collection-index';
 import { MatchIndexCache } from './index-cache';
 import { MatchService } from './match.service';
 import { nativeScaleWordsTask } from './native-scale-vote';
@@ -19,6 +20,8 @@ import { openEmbeddedStore, type EmbeddedStore } from '../testing/embedded-store
 const jpegOf = (img: RgbImage, quality = 88) => rawSharp(img).jpeg({ quality }).toBuffer();
 const pngOf = (img: RgbImage) => rawSharp(img).png().toBuffer();
 const [TILE_GLAZE, TILE_INK] = ['hsl(195,60%,75%)', 'hsl(15,50%,30%)'];
+/** A fine lattice of one tile: at half size and JPEG q30 its whole-image hash moves 33 bits (the reach is 10). */
+const [LATTICE_GLAZE, LATTICE_INK, LATTICE_TILE] = ['hsl(35,45%,65%)', 'hsl(225,40%,35%)', 27];
 /** A soft three-stop gradient: not one ORB corner, so it can only be found as a whole copy. */
 const GRADIENT_STOPS = ['hsl(200,60%,14%)', 'hsl(175,38%,44%)', 'hsl(195,55%,22%)'];
 /** A left-to-right gradient with flat ends, which the border cut of ingest takes off (a fifth of the width each). */
@@ -54,6 +57,8 @@ describe('MatchService on a small collection added through ingest', () => {
     entries.push({ filepath: 'wallpapers/blobs.jpg', data: await jpegOf(originals.get(5)!) });
     originals.set(6, await ringTiles(TILE_GLAZE, TILE_INK, 76));
     entries.push({ filepath: 'patterns/tiles.jpg', data: await jpegOf(originals.get(6)!) });
+    originals.set(9, await ringTiles(LATTICE_GLAZE, LATTICE_INK, LATTICE_TILE));
+    entries.push({ filepath: 'patterns/lattice.jpg', data: await jpegOf(originals.get(9)!) });
     originals.set(7, await linearGradient(GRADIENT_STOPS));
     entries.push({ filepath: 'wallpapers/gradient.png', data: await pngOf(originals.get(7)!) });
     originals.set(8, await linearGradient(BANDED_STOPS, 1, 0));
@@ -300,6 +305,23 @@ describe('MatchService on a small collection added through ingest', () => {
     const green = await ringTiles('hsl(95,45%,70%)', TILE_INK, 76);
     const other = await service.search(searchPayload(await staged(await jpegOf(await crop(green, cropBox(green, 0.25, 0.3, 0)), 85), 'green.jpg')));
     expect(other.items).toEqual([]);
+  }, 60_000);
+
+  it('finds a whole copy of a fine tile lattice whose hash moved out of reach as a whole copy of its best-voted image, and not a lattice in another glaze', async () => {
+    const lattice = originals.get(9)!;
+    const copy = await jpegOf(await scale(lattice, 0.5), 30);
+    // As ingest and the query loader hash an image: normalised, then cut to its content.
+    const hashOf = async (data: Buffer) => {
+      const normalized = await normalizeImage(data, { preferredSide: MATCHING_PREFERRED_SIDE });
+      return differenceHash(grayImageOf(cropImage(normalized, findContentBox(normalized))));
+    };
+    expect(hashDistance(await hashOf(copy), await hashOf(await jpegOf(lattice))), 'the copy is no hash neighbour of its image').toBeGreaterThan(GLOBAL_HASH_MAX_DISTANCE);
+    const result = await service.search(searchPayload(await staged(copy, 'lattice-copy.jpg')));
+    expect(paths(result.items)).toEqual(['patterns/lattice.jpg']);
+    expect(Object.keys(result.steps!).at(-1), 'found by the whole-image check').toBe('whole_image');
+    expect([result.items[0].query_overlap_percent, result.items[0].target_overlap_percent]).toEqual([100, 100]);
+    const green = await ringTiles('hsl(95,45%,60%)', LATTICE_INK, LATTICE_TILE);
+    expect((await service.search(searchPayload(await staged(await jpegOf(await scale(green, 0.5), 30), 'green-lattice.jpg')))).items).toEqual([]);
   }, 60_000);
 
   it('finds a quarter of the smooth wallpaper by placing it by its pixels, and compares it with the wallpaper as one item', async () => {

@@ -1,4 +1,4 @@
-import { colourSet, confirmDense, noSpareThread, SpareRunner, confirmPlacedCrop, confirmSharedDetail, confirmUpright, DenseCheck, UPRIGHT_CHECK, confirmWholeImage, deserializeFeatures, differenceHash, hashDistance, matchInRotatedFrame, mirrorGray, weakFitOptions, worthDenseCheck, enhancedScore, Features, GrayImage, MatchResult, renderOverlay, RgbImage, runInThisThread, TaskRunner, verifyInThisThread, verifyMatch, VerifyBatch } from '@loupe/fingerprint';
+import { colourSet, sameFrameShape, storedFrame, confirmDense, noSpareThread, SpareRunner, confirmPlacedCrop, confirmSharedDetail, confirmUpright, DenseCheck, UPRIGHT_CHECK, confirmWholeImage, deserializeFeatures, differenceHash, hashDistance, matchInRotatedFrame, mirrorGray, weakFitOptions, worthDenseCheck, enhancedScore, Features, GrayImage, MatchResult, renderOverlay, RgbImage, runInThisThread, TaskRunner, verifyInThisThread, verifyMatch, VerifyBatch } from '@loupe/fingerprint';
 import { decodeToRgb, findContentBox, NormalizedImage, normalizeImage } from '@loupe/imaging';
 import type { BlobStore, CollectionRef, ImageRepository, MatchIndexRepository } from '@loupe/storage';
 import { CompareResult, ComparePayload, InputRefusedError, MatchItem, QuerySource, SearchPayload, SearchResult } from '../contracts';
@@ -18,6 +18,12 @@ import { FIRST_ROUND, MAX_VERIFIED, RoundSteps, verifyInRounds, verifyStoredFeat
  * about a verification each on the pool; only a fit that overlaps enough costs a decode and a correlation (~25 ms).
  */
 const DENSE_CANDIDATES = 6;
+/**
+ * Best-voted candidates of the query's shape given the whole-image second chance besides its hash neighbours
+ * (`wholeImageCandidates`). In the matching benchmark the best-voted six took the step from 4 to 56 ms on average for a
+ * query whose image is not in the collection; the best-voted alone found the same copy in 14-17 ms.
+ */
+const WHOLE_VOTED_CANDIDATES = 1;
 /**
  * Smaller side at which a collection image is decoded for a second chance's pixel comparison: half the stored 600 px,
  * so JPEG decodes at half scale (shrink-on-load), still above what the comparison frame (360 px on the query's longer
@@ -112,11 +118,14 @@ async function verifyNeighbours(byFeatures: FeatureVerification | null, neighbou
 }
 
 /**
- * The hash neighbours given the whole-image second chance: per probe the nearest GLOBAL_CANDIDATES within
- * GLOBAL_HASH_MAX_DISTANCE, the distance its pixel checks were measured at; each image once, with the flip of the
- * first probe that found it.
+ * The candidates given the whole-image second chance: per probe the hash neighbours within GLOBAL_HASH_MAX_DISTANCE
+ * (the nearest GLOBAL_CANDIDATES), the distance its pixel checks were measured at, each with the flip of the first probe
+ * that found it; then the best-voted `voted`, unflipped. A whole copy of a repeating pattern can keep its words but not
+ * its hash: a tile lattice at half size and JPEG q30 moved 26 bits from its image's, where its aligned frames still
+ * correlate (`confirmWholeImage`, which no other image of the matching benchmark's families passed: 0 of 1,656 pairs).
+ * Only those of the query's shape are read (`confirmWholeImages`).
  */
-function wholeImageCandidates(neighbours: HashNeighbour[][]): Map<number, boolean> {
+function wholeImageCandidates(neighbours: HashNeighbour[][], voted: readonly number[]): Map<number, boolean> {
   const candidates = new Map<number, boolean>();
   for (const probe of neighbours) {
     // The whole-image check aligns the cut query's frame with the image's: the uncut frame's neighbours are not for it.
@@ -124,6 +133,7 @@ function wholeImageCandidates(neighbours: HashNeighbour[][]): Map<number, boolea
       if (!candidates.has(imagePk)) candidates.set(imagePk, flipped);
     }
   }
+  for (const imagePk of voted.slice(0, WHOLE_VOTED_CANDIDATES)) if (!candidates.has(imagePk)) candidates.set(imagePk, false);
   return candidates;
 }
 
@@ -334,7 +344,7 @@ export class MatchService {
   /**
    * When no candidate passed feature verification: feature verification of the query's hash neighbours
    * (`verifyNeighbours`), the dense second chance for the best-voted few (`weakFits`, `confirmFits`), then the
-   * whole-image one for the nearest hash neighbours (`confirmWholeImages`), then the placement of the query by its pixels
+   * whole-image one for the nearest hash neighbours and the best-voted few (`confirmWholeImages`), then the placement of the query by its pixels
    * in `placing` (`confirmPlacements`: the best-voted few, for a query `worthPlacing`); then, when the query's edges show
    * a rotation off the axes (`uprightQuery`), the upright copy's own vote (`verifyUprightVote`) and all four again on
    * the upright copy (its hash neighbours' feature verification with the query's own features, the rest judged as
@@ -356,10 +366,12 @@ export class MatchService {
     const byHash = await verifyNeighbours(chances.byFeatures, neighbours);
     steps.lap('hash_neighbours');
     if (byHash.length > 0) return byHash;
-    const dense = await this.confirmFits(ref, query, await this.weakFits(query, candidates, fetched, flip), paths);
+    // The collection images' pixels each step read, for the next steps: they look at the same best-voted images.
+    const read = new Map<number, NormalizedImage | null>();
+    const dense = await this.confirmFits(ref, query, await this.weakFits(query, candidates, fetched, flip), paths, read);
     steps.lap('dense');
     if (dense.length > 0) return dense;
-    const whole = await this.confirmWholeImages(ref, query, wholeImageCandidates(neighbours), fetched, paths);
+    const whole = await this.confirmWholeImages(ref, query, wholeImageCandidates(neighbours, candidates), fetched, paths, read);
     steps.lap('whole_image');
     if (whole.length > 0) return whole;
     // The placement candidates and their pixels, found once for the query as it is and turned upright.
@@ -370,8 +382,7 @@ export class MatchService {
     const turning = chances.upright();
     // Awaited below unless a placement is found first: its failure must not go unhandled then.
     turning.catch(() => undefined);
-    const placementPixels = new Map<number, NormalizedImage | null>();
-    const placed = await this.confirmPlacements(ref, query, placing, fetched, paths, placementPixels);
+    const placed = await this.confirmPlacements(ref, query, placing, fetched, paths, read);
     steps.lap('placement');
     if (placed.length > 0) return placed;
     const upright = await turning;
@@ -384,9 +395,9 @@ export class MatchService {
       // Verified with the query's own features: their matches are in its frame already.
       const uprightByHash = await verifyNeighbours(chances.byFeatures, uprightNeighbours);
       if (uprightByHash.length > 0) return uprightByHash;
-      found.push(...(await this.confirmFits(ref, upright, await this.weakFits(upright, candidates, fetched, flip), paths, UPRIGHT_CHECK)));
-      if (found.length === 0) found.push(...(await this.confirmWholeImages(ref, upright, wholeImageCandidates(uprightNeighbours), fetched, paths, UPRIGHT_CHECK)));
-      if (found.length === 0) found.push(...(await this.confirmPlacements(ref, upright, placing, fetched, paths, placementPixels, UPRIGHT_CHECK)));
+      found.push(...(await this.confirmFits(ref, upright, await this.weakFits(upright, candidates, fetched, flip), paths, read, UPRIGHT_CHECK)));
+      if (found.length === 0) found.push(...(await this.confirmWholeImages(ref, upright, wholeImageCandidates(uprightNeighbours, candidates), fetched, paths, read, UPRIGHT_CHECK)));
+      if (found.length === 0) found.push(...(await this.confirmPlacements(ref, upright, placing, fetched, paths, read, UPRIGHT_CHECK)));
       steps.lap('upright_chances');
     }
     return found.map(({ candidate, result }) => ({
@@ -431,10 +442,10 @@ export class MatchService {
    * The dense second chance's pixel comparisons (`confirmWeakFit`) of weak fits: smooth or faint images whose copies
    * keep too few corners for the feature check. Only candidates with a fit have their row looked up and pixels read.
    */
-  private async confirmFits(ref: CollectionRef, query: LoadedQuery, fitting: Array<{ imagePk: number; fit: MatchResult }>, paths: Map<number, string>, check: DenseCheck = {}) {
+  private async confirmFits(ref: CollectionRef, query: LoadedQuery, fitting: Array<{ imagePk: number; fit: MatchResult }>, paths: Map<number, string>, read: Map<number, NormalizedImage | null>, check: DenseCheck = {}) {
     if (fitting.length === 0) return [];
     // Rows without a stored image (imported word lists only) have nothing to compare densely.
-    const pixelsOf = await this.storedPixelsOf(ref, fitting.map(({ imagePk }) => imagePk), paths);
+    const pixelsOf = await this.storedPixelsOf(ref, fitting.map(({ imagePk }) => imagePk), paths, read);
     return this.checkEach(
       fitting.map(({ imagePk, fit }, i) => {
         const pixels = pixelsOf[i];
@@ -461,14 +472,16 @@ export class MatchService {
   }
 
   /**
-   * When neither features nor the dense check found anything, the query's hash neighbours (`hashNeighbours`) get a
-   * whole-image check (`confirmWholeImage`): copies of images too smooth for corners, which keep the whole frame.
+   * When neither features nor the dense check found anything, the query's hash neighbours (`hashNeighbours`) and the
+   * best-voted few (`wholeImageCandidates`) of its shape get a whole-image check (`confirmWholeImage`): copies of images
+   * too smooth or too repetitive for corners, which keep the whole frame.
    */
-  private async confirmWholeImages(ref: CollectionRef, query: LoadedQuery, candidates: ReadonlyMap<number, boolean>, fetched: Map<number, Buffer>, paths: Map<number, string>, check: DenseCheck = {}) {
+  private async confirmWholeImages(ref: CollectionRef, query: LoadedQuery, candidates: ReadonlyMap<number, boolean>, fetched: Map<number, Buffer>, paths: Map<number, string>, read: Map<number, NormalizedImage | null>, check: DenseCheck = {}) {
     if (candidates.size === 0) return [];
     await this.fetchFeatures([...candidates.keys()], fetched);
-    const withFeatures = [...candidates.keys()].filter((imagePk) => fetched.get(imagePk)?.length);
-    const pixelsOf = await this.storedPixelsOf(ref, withFeatures, paths);
+    // A copy of the whole image keeps its shape: the pixels of other shapes are not read.
+    const withFeatures = [...candidates.keys()].filter((imagePk) => fetched.get(imagePk)?.length && sameFrameShape(query.rgb, storedFrame(fetched.get(imagePk)!)));
+    const pixelsOf = await this.storedPixelsOf(ref, withFeatures, paths, read);
     return this.checkEach(
       withFeatures.map((imagePk, i) => {
         const pixels = pixelsOf[i];
@@ -497,11 +510,10 @@ export class MatchService {
   private async confirmPlacements(ref: CollectionRef, query: LoadedQuery, candidates: number[], fetched: Map<number, Buffer>, paths: Map<number, string>, read: Map<number, NormalizedImage | null>, check: DenseCheck = {}) {
     await this.fetchFeatures(candidates, fetched);
     const withFeatures = candidates.filter((imagePk) => fetched.get(imagePk)?.length);
-    const unread = withFeatures.filter((imagePk) => !read.has(imagePk));
-    (await this.storedPixelsOf(ref, unread, paths)).forEach((pixels, i) => read.set(unread[i], pixels));
+    const pixelsOf = await this.storedPixelsOf(ref, withFeatures, paths, read);
     return this.checkEach(
-      withFeatures.map((imagePk) => {
-        const pixels = read.get(imagePk) ?? null;
+      withFeatures.map((imagePk, i) => {
+        const pixels = pixelsOf[i];
         const target = pixels && { rgb: pixelsOnly(pixels), features: deserializeFeatures(fetched.get(imagePk)!) };
         return target && { candidate: imagePk, confirmed: this.run(placedCropTask, { query: queryPixels(query), target, check }) };
       }),
@@ -526,18 +538,24 @@ export class MatchService {
   }
 
   /**
-   * The stored pixels of `imagePks` (`storedPixels`), null for a row without a stored image. The reads and decodes run
-   * at once (sharp decodes off the main thread): on a query with no match they are most of a second chance's time.
+   * The stored pixels of `imagePks` (`storedPixels`), null for a row without a stored image. Those in `read` (what the
+   * search's earlier steps read) are not read again; the others are added to it. The reads and decodes run at once
+   * (sharp decodes off the main thread): on a query with no match they are most of a second chance's time, and the
+   * second chances look at the same best-voted images.
    */
-  private async storedPixelsOf(ref: CollectionRef, imagePks: readonly number[], paths: Map<number, string>): Promise<Array<NormalizedImage | null>> {
-    if (imagePks.length === 0) return [];
-    const rows = await this.images.findByPaths(ref, imagePks.map((imagePk) => paths.get(imagePk)!));
-    return Promise.all(
-      imagePks.map((imagePk) => {
-        const normBlobKey = rows.get(paths.get(imagePk)!)?.norm_blob_key;
-        return normBlobKey ? this.storedPixels(normBlobKey) : null;
-      }),
-    );
+  private async storedPixelsOf(ref: CollectionRef, imagePks: readonly number[], paths: Map<number, string>, read = new Map<number, NormalizedImage | null>()): Promise<Array<NormalizedImage | null>> {
+    const unread = [...new Set(imagePks)].filter((imagePk) => !read.has(imagePk));
+    if (unread.length > 0) {
+      const rows = await this.images.findByPaths(ref, unread.map((imagePk) => paths.get(imagePk)!));
+      const pixels = await Promise.all(
+        unread.map((imagePk) => {
+          const normBlobKey = rows.get(paths.get(imagePk)!)?.norm_blob_key;
+          return normBlobKey ? this.storedPixels(normBlobKey) : null;
+        }),
+      );
+      unread.forEach((imagePk, i) => read.set(imagePk, pixels[i]));
+    }
+    return imagePks.map((imagePk) => read.get(imagePk) ?? null);
   }
 
   /**
