@@ -3,8 +3,8 @@ import { createHash } from 'node:crypto';
 import { COLLECTIONS_PREFIX } from './blob-keys';
 import { startPeriodicSweep } from './periodic-sweep';
 import { MIN_STAGING_AGE_HOURS } from './staging-sweeper';
+import { HOUR_MS } from './durations';
 
-const HOUR_MS = 3_600_000;
 /**
  * Collection blobs younger than this are never swept. An ingest writes an image's blobs, then commits its row, within
  * one job; the job starts within the longest call timeout of being queued, and a retried job writes its blobs again

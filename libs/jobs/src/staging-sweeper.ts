@@ -2,8 +2,8 @@ import { MAX_CALL_TIMEOUT_MS } from '@loupe/queue';
 import type { BlobStore } from '@loupe/storage';
 import { STAGING_PREFIX } from './blob-keys';
 import { startPeriodicSweep } from './periodic-sweep';
+import { HOUR_MS } from './durations';
 
-const HOUR_MS = 3_600_000;
 /**
  * A job reads its staged inputs when it starts, and it starts within the caller's `timeout` (at most
  * MAX_CALL_TIMEOUT_MS) or not at all. The hour on top covers the downloads before the call was queued and clocks a

@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { BlobStore } from '@loupe/storage';
+import { HOUR_MS } from '../durations';
 
 /** Overlay ids are UUIDs: unguessable, and the account is part of the key so one account cannot read another's. */
 export const OVERLAY_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-export const HOUR_MS = 3_600_000;
 
 /**
  * Overlays expire (OVERLAY_TTL_HOURS; the sweeper in public-index/expiry-sweeper.ts deletes them). Blob stores

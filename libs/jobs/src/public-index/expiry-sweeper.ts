@@ -1,5 +1,6 @@
 import type { BlobStore, PublicApiRepository } from '@loupe/storage';
-import { HOUR_MS, hourOf, LEGACY_OVERLAY_PREFIX, OVERLAY_HOUR_PREFIX } from '../match/overlay-store';
+import { HOUR_MS } from '../durations';
+import { hourOf, LEGACY_OVERLAY_PREFIX, OVERLAY_HOUR_PREFIX } from '../match/overlay-store';
 import { LEGACY_PUBLIC_OVERLAY_PREFIX, PUBLIC_OVERLAY_HOUR_PREFIX } from './overlay-store';
 import { startPeriodicSweep } from '../periodic-sweep';
 
