@@ -122,7 +122,7 @@ async function verifyNeighbours(byFeatures: FeatureVerification | null, neighbou
  * (the nearest GLOBAL_CANDIDATES), the distance its pixel checks were measured at, each with the flip of the first probe
  * that found it; then the best-voted `voted`, unflipped. A whole copy of a repeating pattern can keep its words but not
  * its hash: a tile lattice at half size and JPEG q30 moved 26 bits from its image's, where its aligned frames still
- * correlate (`confirmWholeImage`, which no other image of the matching benchmark's families passed: 0 of 1,656 pairs).
+ * correlate (`confirmWholeImage`, which no other image of its family passed in the matching benchmark's families: 0 of 792 pairs).
  * Only those of the query's shape are read (`confirmWholeImages`).
  */
 function wholeImageCandidates(neighbours: HashNeighbour[][], voted: readonly number[]): Map<number, boolean> {
