@@ -120,10 +120,10 @@ async function verifyNeighbours(byFeatures: FeatureVerification | null, neighbou
 /**
  * The candidates given the whole-image second chance: per probe the hash neighbours within GLOBAL_HASH_MAX_DISTANCE
  * (the nearest GLOBAL_CANDIDATES), the distance its pixel checks were measured at, each with the flip of the first probe
- * that found it; then the best-voted `voted`, unflipped. A whole copy of a repeating pattern can keep its words but not
- * its hash: a tile lattice at half size and JPEG q30 moved 26 bits from its image's, where its aligned frames still
- * correlate (`confirmWholeImage`, which no other image of its family passed in the matching benchmark's families: 0 of 792 pairs).
- * Only those of the query's shape are read (`confirmWholeImages`).
+ * that found it; then the best-voted of `voted` (WHOLE_VOTED_CANDIDATES), unflipped. A whole copy of a repeating
+ * pattern can keep its words but not its hash: a tile lattice at half size and JPEG q30 moved 26 bits from its image's,
+ * where its aligned frames still correlate (`confirmWholeImage`, which no other image of its family passed in the
+ * matching benchmark's families: 0 of 792 pairs). Only those of the query's shape are read (`confirmWholeImages`).
  */
 function wholeImageCandidates(neighbours: HashNeighbour[][], voted: readonly number[]): Map<number, boolean> {
   const candidates = new Map<number, boolean>();
@@ -344,11 +344,11 @@ export class MatchService {
   /**
    * When no candidate passed feature verification: feature verification of the query's hash neighbours
    * (`verifyNeighbours`), the dense second chance for the best-voted few (`weakFits`, `confirmFits`), then the
-   * whole-image one for the nearest hash neighbours and the best-voted few (`confirmWholeImages`), then the placement of the query by its pixels
-   * in `placing` (`confirmPlacements`: the best-voted few, for a query `worthPlacing`); then, when the query's edges show
-   * a rotation off the axes (`uprightQuery`), the upright copy's own vote (`verifyUprightVote`) and all four again on
-   * the upright copy (its hash neighbours' feature verification with the query's own features, the rest judged as
-   * UPRIGHT_CHECK), what they find told in the query's own frame.
+   * whole-image one for the nearest hash neighbours and the best-voted image (`confirmWholeImages`), then the placement
+   * of the query by its pixels in `placing` (`confirmPlacements`: the best-voted few, for a query `worthPlacing`); then,
+   * when the query's edges show a rotation off the axes (`uprightQuery`), the upright copy's own vote
+   * (`verifyUprightVote`) and all four again on the upright copy (its hash neighbours' feature verification with the
+   * query's own features, the rest judged as UPRIGHT_CHECK), what they find told in the query's own frame.
    *
    * The hash neighbours are verified by features because in a large collection the vote can rank the image of a copy
    * beyond the shortlist while its whole-image hash stays near: a copy that keeps the whole frame but few of its fine
@@ -473,7 +473,7 @@ export class MatchService {
 
   /**
    * When neither features nor the dense check found anything, the query's hash neighbours (`hashNeighbours`) and the
-   * best-voted few (`wholeImageCandidates`) of its shape get a whole-image check (`confirmWholeImage`): copies of images
+   * best-voted image (`wholeImageCandidates`) of its shape get a whole-image check (`confirmWholeImage`): copies of images
    * too smooth or too repetitive for corners, which keep the whole frame.
    */
   private async confirmWholeImages(ref: CollectionRef, query: LoadedQuery, candidates: ReadonlyMap<number, boolean>, fetched: Map<number, Buffer>, paths: Map<number, string>, read: Map<number, NormalizedImage | null>, check: DenseCheck = {}) {
