@@ -1,12 +1,12 @@
 import { DEFAULT_MIN_SCORE, differenceHash, hashDistance, noSpareThread, RgbImage, runInThisThread, SpareRunner, TaskRunner, ThreadPool, verifyInThisThread } from '@loupe/fingerprint';
 import { crop, cropBox, rotate, scale } from '@loupe/fingerprint/src/testing/edits';
 import { linearGradient, ringTiles, softBlobs, syntheticImage } from '@loupe/fingerprint/src/testing/synthetic-images';
-import { cropImage, findContentBox, grayImageOf, normalizeImage } from '@loupe/imaging';
 import { flatColor, rawSharp } from '@loupe/imaging/src/testing/test-images';
 import { BlobStore, Db, ImageRepository, MatchIndexRepository } from '@loupe/storage';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { stagingKey } from '../blob-keys';
 import { ComparePayload, IngestItem, INPUT_REFUSED, MatchItem, QuerySource, SearchPayload } from '../contracts';
+import { prepareImage } from '../image-preparation';
 import { IngestService } from '../ingest.service';
 import { MATCHING_PREFERRED_SIDE } from '../ingest-policy';
 import { CollectionSearchIndex, GLOBAL_HASH_MAX_DISTANCE, LocalCollectionIndex } from './collection-index';
@@ -310,10 +310,11 @@ describe('MatchService on a small collection added through ingest', () => {
   it('finds a whole copy of a fine tile lattice whose hash moved out of reach as a whole copy of its best-voted image, and not a lattice in another glaze', async () => {
     const lattice = originals.get(9)!;
     const copy = await jpegOf(await scale(lattice, 0.5), 30);
-    // As ingest and the query loader hash an image: normalised, then cut to its content.
+    // The hash of an image as ingest prepares it (normalised, cut to its content); the query loader cuts queries alike.
     const hashOf = async (data: Buffer) => {
-      const normalized = await normalizeImage(data, { preferredSide: MATCHING_PREFERRED_SIDE });
-      return differenceHash(grayImageOf(cropImage(normalized, findContentBox(normalized))));
+      const prepared = await prepareImage({ data, preferredSide: MATCHING_PREFERRED_SIDE, cropBorders: true });
+      if (!('image' in prepared)) throw new Error(prepared.refused);
+      return differenceHash(prepared.image.gray);
     };
     expect(hashDistance(await hashOf(copy), await hashOf(await jpegOf(lattice))), 'the copy is no hash neighbour of its image').toBeGreaterThan(GLOBAL_HASH_MAX_DISTANCE);
     const result = await service.search(searchPayload(await staged(copy, 'lattice-copy.jpg')));
