@@ -8,10 +8,15 @@
  * and the geometric verification of a candidate cost and fail as they do for real photos. Patches are drawn from
  * images that no query shows (the benchmark's pool photos), so a distractor is never a true match.
  *
+ * A distractor has pixels too (`distractorJpeg`): its patches cut from their images' stored normalised copies and laid
+ * on a blurred, cornerless background, so the second chances that compare pixels (dense, whole image, placement)
+ * read and compare them as they would a real image's.
+ *
  * Everything follows from the distractor's number: the benchmark stores only its row and words, and synthesises its
- * features when a search verifies it.
+ * features when a search verifies it, and its normalised copy when a search reads it.
  */
 import { Features, seededRandom } from '@loupe/fingerprint';
+import sharp, { type OverlayOptions } from 'sharp';
 
 export interface SourceImage {
   features: Features;
@@ -19,6 +24,8 @@ export interface SourceImage {
   words: Uint32Array;
   /** Its colour set (`colourSet`), 0 when its row has none. */
   colourSet: bigint;
+  /** The blob key of its stored normalised JPEG, the frame its features' coordinates refer to. */
+  normBlobKey: string;
 }
 
 const FRAME_WIDTH = 600;
@@ -32,12 +39,27 @@ export interface Distractor {
   words: Uint32Array;
   /** The colours of its patches' images together: a collage has about the colours of what it is cut from. */
   colourSet: bigint;
+  /** Its patches, first to last (a later one covers an earlier one where they overlap). */
+  patches: Patch[];
+}
+
+/** A rectangle of a source image (its features' frame, in pixels) and where in the distractor's frame it lies. */
+export interface Patch {
+  source: SourceImage;
+  left: number;
+  top: number;
+  width: number;
+  height: number;
+  /** The frame position of the rectangle's top-left corner. */
+  x: number;
+  y: number;
 }
 
 export function distractor(sources: readonly SourceImage[], seed: number): Distractor {
   const rand = seededRandom(seed * 2654435761 + 17);
   const patches = 3 + Math.floor(rand() * 4);
   const picked: Array<{ source: SourceImage; index: number; x: number; y: number }> = [];
+  const placed: Patch[] = [];
   let colourSet = 0n;
   for (let p = 0; p < patches; p++) {
     const source = sources[Math.floor(rand() * sources.length)];
@@ -49,6 +71,7 @@ export function distractor(sources: readonly SourceImage[], seed: number): Distr
     const top = rand() * (height - h);
     const dx = rand() * Math.max(1, FRAME_WIDTH - w) - left;
     const dy = rand() * Math.max(1, FRAME_HEIGHT - h) - top;
+    placed.push({ source, left, top, width: w, height: h, x: left + dx, y: top + dy });
     for (let i = 0; i < count; i++) {
       const x = xy[2 * i];
       const y = xy[2 * i + 1];
@@ -73,7 +96,42 @@ export function distractor(sources: readonly SourceImage[], seed: number): Distr
     descriptors.set(source.features.descriptors.subarray(index * DESCRIPTOR_BYTES, (index + 1) * DESCRIPTOR_BYTES), k * DESCRIPTOR_BYTES);
     words[k] = source.words[index];
   });
-  return { features: { width: FRAME_WIDTH, height: FRAME_HEIGHT, count: n, xy, meta, descriptors }, words, colourSet };
+  return { features: { width: FRAME_WIDTH, height: FRAME_HEIGHT, count: n, xy, meta, descriptors }, words, colourSet, patches: placed };
+}
+
+/** JPEG quality of ingest's stored normalised copies (`NORMALIZED_JPEG_QUALITY`), which a distractor's stands for. */
+const NORMALIZED_JPEG_QUALITY = 90;
+/** Blur of the background: smooth enough to hold no corner, so every keypoint the distractor has lies in a patch. */
+const BACKGROUND_BLUR_SIGMA = 24;
+
+/**
+ * The distractor's stored normalised copy: its patches cut from their images' normalised copies (`read` gives a
+ * blob) and laid, in order, on its first image stretched and blurred. Patch corners are rounded to whole pixels, so a
+ * keypoint lies within half a pixel of its place in the copy. Keypoints of a patch covered by a later one keep their
+ * place in the features (as the features always did) but not in the pixels: the copy is what a collage shows.
+ */
+export async function distractorJpeg(sources: readonly SourceImage[], seed: number, read: (key: string) => Promise<Buffer>): Promise<Buffer> {
+  const { patches } = distractor(sources, seed);
+  const images = new Map<SourceImage, Buffer>();
+  for (const { source } of patches) if (!images.has(source)) images.set(source, await read(source.normBlobKey));
+  const first = await sharp(images.get(patches[0].source)!).resize(FRAME_WIDTH, FRAME_HEIGHT, { fit: 'fill' }).blur(BACKGROUND_BLUR_SIGMA).toColourspace('srgb').removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  const cuts = await Promise.all(patches.map((patch) => cut(images.get(patch.source)!, patch)));
+  return sharp(first.data, { raw: { width: FRAME_WIDTH, height: FRAME_HEIGHT, channels: 3 } })
+    .composite(cuts)
+    .jpeg({ quality: NORMALIZED_JPEG_QUALITY })
+    .toBuffer();
+}
+
+async function cut(image: Buffer, patch: Patch): Promise<OverlayOptions> {
+  const { width: imageWidth, height: imageHeight } = patch.source.features;
+  const left = Math.round(patch.left);
+  const top = Math.round(patch.top);
+  const x = Math.round(patch.x);
+  const y = Math.round(patch.y);
+  const width = Math.min(Math.round(patch.width), imageWidth - left, FRAME_WIDTH - x);
+  const height = Math.min(Math.round(patch.height), imageHeight - top, FRAME_HEIGHT - y);
+  const { data, info } = await sharp(image).extract({ left, top, width, height }).toColourspace('srgb').removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  return { input: data, raw: { width: info.width, height: info.height, channels: info.channels as 3 }, left: x, top: y };
 }
 
 function everyNth<T>(items: T[], count: number): T[] {
