@@ -3,7 +3,7 @@ import { assessImage, cropImage, encodeJpeg, findContentBox, GrayImage, grayImag
 import { Stopwatch } from './stopwatch';
 
 /** JPEG quality of the stored normalised copy: high enough that later feature extraction and overlays lose nothing visible. */
-const NORMALIZED_JPEG_QUALITY = 90;
+export const NORMALIZED_JPEG_QUALITY = 90;
 
 export interface PreparationRequest {
   /** The uploaded file. */

@@ -2,6 +2,7 @@ export * from './blob-keys';
 export * from './contracts';
 export { alreadyExistsMessage } from './ingest.service';
 export { FLEET_PLAN_PARALLELISM } from './ingest-planning';
+export { NORMALIZED_JPEG_QUALITY } from './image-preparation';
 export type { IngestHook, IngestHookInput, IngestHooks } from './ingest.service';
 export * from './processors';
 export { JOB_CLASSES, JOB_POLICY, jobClassOf, runJob, type JobPayload, type JobProcessors, type JobResult, type JobTypes } from './job-registry';

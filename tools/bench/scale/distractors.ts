@@ -16,6 +16,7 @@
  * features when a search verifies it, and its normalised copy when a search reads it.
  */
 import { Features, seededRandom } from '@loupe/fingerprint';
+import { NORMALIZED_JPEG_QUALITY } from '@loupe/jobs';
 import sharp, { type OverlayOptions } from 'sharp';
 
 export interface SourceImage {
@@ -99,8 +100,6 @@ export function distractor(sources: readonly SourceImage[], seed: number): Distr
   return { features: { width: FRAME_WIDTH, height: FRAME_HEIGHT, count: n, xy, meta, descriptors }, words, colourSet, patches: placed };
 }
 
-/** JPEG quality of ingest's stored normalised copies (`NORMALIZED_JPEG_QUALITY`), which a distractor's stands for. */
-const NORMALIZED_JPEG_QUALITY = 90;
 /** Blur of the background: smooth enough to hold no corner, so every keypoint the distractor has lies in a patch. */
 const BACKGROUND_BLUR_SIGMA = 24;
 
@@ -118,6 +117,7 @@ export async function distractorJpeg(sources: readonly SourceImage[], seed: numb
   const cuts = await Promise.all(patches.map((patch) => cut(images.get(patch.source)!, patch)));
   return sharp(first.data, { raw: { width: FRAME_WIDTH, height: FRAME_HEIGHT, channels: 3 } })
     .composite(cuts)
+    // Encoded as ingest encodes the stored copies it stands for.
     .jpeg({ quality: NORMALIZED_JPEG_QUALITY })
     .toBuffer();
 }
