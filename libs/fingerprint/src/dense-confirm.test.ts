@@ -64,11 +64,13 @@ describe('alternative alignments of a repeated pattern', () => {
     expect(match!.alternatives).toBeUndefined();
   });
 
-  it('confirms no crop of the same tiles in another glaze', async () => {
+  it('confirms no crop of the same tiles in another glaze, nor in glazes 45° of hue away that pass the chromaticity', async () => {
     const target = await evidence(await edit.scale(await ringTiles(glaze, ink, 76), 0.5));
-    const green = await ringTiles('hsl(95,45%,70%)', ink, 76);
-    for (const [x, y] of [[1, 0], [0.3, 0], [0.6, 0.5]]) {
-      expect(await confirmDense(await evidence(await edit.jpeg(await edit.crop(green, edit.cropBox(green, 0.25, x, y)), 85)), target)).toBeNull();
+    for (const other of ['hsl(95,45%,70%)', 'hsl(150,60%,75%)', 'hsl(240,60%,75%)']) {
+      const tiles = await ringTiles(other, ink, 76);
+      for (const [x, y] of [[1, 0], [0.3, 0], [0.6, 0.5]]) {
+        expect(await confirmDense(await evidence(await edit.jpeg(await edit.crop(tiles, edit.cropBox(tiles, 0.25, x, y)), 85)), target)).toBeNull();
+      }
     }
   });
 });

@@ -176,7 +176,8 @@ interface Query {
 }
 
 /** Every result of every query with whether it is the right image, for the score distributions of true and false fits. */
-const scoreLog: Array<{ size: number; kind: 'collection' | 'outside'; family: string; split?: string; edit: string; rank: number; score: number; right: boolean }> = [];
+/** Every answer's score, whether it was the right image, and the step of the search that found it (`foundBy`). */
+const scoreLog: Array<{ size: number; kind: 'collection' | 'outside'; family: string; split?: string; edit: string; rank: number; score: number; right: boolean; step: string }> = [];
 
 interface Outcome {
   rank: number; // 1-based rank of the right image, 0 when absent from the (10) results
@@ -259,7 +260,7 @@ async function runQueries(b: Bench, queries: Query[], baseline: Array<{ filepath
       foundBy: rank === 1 ? foundBy(result) : undefined,
     };
     result.items.forEach((item, i) =>
-      scoreLog.push({ size: report.size, kind: 'collection', family: q.photo.family, split: q.split, edit: q.edit.name, rank: i + 1, score: item.score, right: item.filepath === q.filepath }),
+      scoreLog.push({ size: report.size, kind: 'collection', family: q.photo.family, split: q.split, edit: q.edit.name, rank: i + 1, score: item.score, right: item.filepath === q.filepath, step: foundBy(result) }),
     );
     if (rank === 1) {
       const counts = report.foundBy.get(foundBy(result)) ?? { photos: 0, families: 0 };
@@ -286,7 +287,7 @@ async function runFpr(b: Bench, queries: Query[], baseline: Array<{ filepath: st
     report.parts.push({ resize: result.time_resize, search: result.time_search });
     report.outsideSteps.push(result.steps ?? {});
     fpr.queries++;
-    result.items.forEach((item, i) => scoreLog.push({ size: report.size, kind: 'outside', family: q.photo.family, split: q.split, edit: q.edit.name, rank: i + 1, score: item.score, right: false }));
+    result.items.forEach((item, i) => scoreLog.push({ size: report.size, kind: 'outside', family: q.photo.family, split: q.split, edit: q.edit.name, rank: i + 1, score: item.score, right: false, step: foundBy(result) }));
     if (result.items.length > 0) {
       fpr.positives++;
       if (fpr.examples.length < 5) fpr.examples.push(`${q.edit.name} of ${path.basename(q.photo.source)} → ${result.items[0].filepath} (score ${result.items[0].score})`);
