@@ -41,6 +41,17 @@ export const HASH_NEIGHBOUR_MAX_DISTANCE = 16;
  */
 export const COLOUR_CANDIDATES = 3;
 export const COLOUR_MIN_LIKENESS = 0.45;
+/**
+ * Images most alike in colour placed for a query too plain to vote (`hasDistinctivePoints`): it has no best-voted
+ * images and no feature verification, so its colours are all that lead it, and its search is short without them. A
+ * quarter of a smooth gradient keeps few of its image's colour bins, and among many gradients of one palette its image
+ * is not always among the 3 most alike. With 18 images per family in the matching benchmark, 8 found 2 more family
+ * queries (of 756), 16 found 3, and the same 8 for every query worth placing 11, with a false positive (a flat
+ * landscape's crop placed upright in another of its palette) and more placements for every query that matches nothing.
+ */
+export const PLAIN_COLOUR_CANDIDATES = 8;
+/** The most images alike in colour an index answers: as many as any search places. */
+export const MOST_COLOUR_CANDIDATES = Math.max(COLOUR_CANDIDATES, PLAIN_COLOUR_CANDIDATES);
 
 export interface CandidateRequest {
   /** The query's visual words, and its mirror's with flip checks: an image's votes are its best over the lists. */
@@ -86,7 +97,10 @@ export interface CollectionSearchIndex {
   candidates(ref: CollectionRef, request: CandidateRequest): Promise<Candidate[]>;
   /** Per probe, at most HASH_NEIGHBOURS images within HASH_NEIGHBOUR_MAX_DISTANCE allowed by the filters, nearest first. */
   nearestByHash(ref: CollectionRef, probes: HashProbe[], filters: PathFilters): Promise<HashCandidate[][]>;
-  /** At most COLOUR_CANDIDATES images allowed by the filters whose colour sets are at least COLOUR_MIN_LIKENESS alike `colours`, most alike first. */
+  /**
+   * At most MOST_COLOUR_CANDIDATES images allowed by the filters whose colour sets are at least COLOUR_MIN_LIKENESS alike
+   * `colours`, most alike first: a search places the first COLOUR_CANDIDATES, or PLAIN_COLOUR_CANDIDATES.
+   */
   alikeInColour(ref: CollectionRef, colours: bigint, filters: PathFilters): Promise<ColourCandidate[]>;
 }
 
@@ -158,7 +172,7 @@ export class LocalCollectionIndex implements CollectionSearchIndex {
     const allowed = pathPredicate(filters);
     const pathOf = (imagePk: number) => collection.paths.get(imagePk) ?? '';
     return collection.hashes
-      .alikeInColour(colours, COLOUR_CANDIDATES, COLOUR_MIN_LIKENESS, allowed ? (imagePk) => allowed(pathOf(imagePk)) : undefined)
+      .alikeInColour(colours, MOST_COLOUR_CANDIDATES, COLOUR_MIN_LIKENESS, allowed ? (imagePk) => allowed(pathOf(imagePk)) : undefined)
       .map(({ key, likeness }) => ({ imagePk: key, filepath: pathOf(key), likeness }));
   }
 
@@ -281,7 +295,7 @@ export class QueuedCollectionIndex implements CollectionSearchIndex {
       colours: colours.toString(),
       filters,
     });
-    return answers.flat().sort(byLikeness).slice(0, COLOUR_CANDIDATES);
+    return answers.flat().sort(byLikeness).slice(0, MOST_COLOUR_CANDIDATES);
   }
 
   private ask<T>(group: string, payload: CollectionCandidatesPayload): Promise<T[]> {

@@ -363,6 +363,26 @@ describe('MatchService on a small collection added through ingest', () => {
     await expect(service.search(searchPayload(otherCrop))).rejects.toMatchObject({ code: INPUT_REFUSED, message: expect.stringMatching(/^other-crop\.png: The image is too plain to search/) });
   }, 60_000);
 
+  it('places a crop too plain to vote in the PLAIN_COLOUR_CANDIDATES images most alike in colour: its image ranked fourth is found', async () => {
+    const local = new LocalCollectionIndex(new MatchIndexCache(matchIndex));
+    const ref = { accountId, service: 'mobile' as const };
+    const others = ['wallpapers/banded.png', 'wallpapers/blobs.jpg', 'patterns/lattice.jpg'];
+    const rows = await images.findByPaths(ref, others);
+    // The index ranks three other images as more alike in colour, as in a collection of many gradients of one palette.
+    const outranked: CollectionSearchIndex = {
+      candidates: (r, request) => local.candidates(r, request),
+      nearestByHash: (r, probes, filters) => local.nearestByHash(r, probes, filters),
+      alikeInColour: async (r, colours, filters) => [
+        ...others.map((filepath) => ({ imagePk: rows.get(filepath)!.id, filepath, likeness: 1 })),
+        ...(await local.alikeInColour(r, colours, filters)).filter((c) => !others.includes(c.filepath)),
+      ],
+    };
+    const searching = new MatchService(images, matchIndex, blobs, outranked);
+    const gradient = originals.get(7)!;
+    const plainCrop = await staged(await pngOf(await crop(gradient, cropBox(gradient, 0.25, 0.9, 0.3))), 'gradient-crop.png');
+    expect(paths((await searching.search(searchPayload(plainCrop))).items)).toEqual(['wallpapers/gradient.png']);
+  }, 60_000);
+
   it('runs the pixel second chances on compute threads and answers as in the calling thread', async () => {
     const wallpaper = originals.get(5)!;
     const tiles = originals.get(6)!;

@@ -5,7 +5,7 @@ import { CompareResult, ComparePayload, InputRefusedError, MatchItem, QuerySourc
 import { Stopwatch } from '../stopwatch';
 import { StepTimer } from '../step-timer';
 import { compareColors } from './color-compare';
-import { CollectionSearchIndex, GLOBAL_CANDIDATES, GLOBAL_HASH_MAX_DISTANCE, HashProbe, mergeShortlists } from './collection-index';
+import { COLOUR_CANDIDATES, CollectionSearchIndex, GLOBAL_CANDIDATES, GLOBAL_HASH_MAX_DISTANCE, HashProbe, mergeShortlists, PLAIN_COLOUR_CANDIDATES } from './collection-index';
 import { storeOverlay } from './overlay-store';
 import { hasDistinctivePoints, LoadedQuery, QueryLoader, tooPlainMessage, UprightQuery, uprightQueryAhead, worthPlacing } from './query-loader';
 import { denseFitTask, pixelsOnly, placedCropTask, wholeImageTask } from './second-chance-tasks';
@@ -256,7 +256,7 @@ export class MatchService {
    * in the images most alike it in colour, as it is and turned upright. Refused as too plain when it is none.
    */
   private async matchWholeCopy(ref: CollectionRef, query: LoadedQuery, upright: SecondChanceCandidates['upright'], payload: SearchPayload, paths: Map<number, string>, fetched: Map<number, Buffer>, steps: StepTimer) {
-    const placing = () => this.placementCandidates(ref, query, [], payload, paths);
+    const placing = () => this.placementCandidates(ref, query, [], payload, paths, PLAIN_COLOUR_CANDIDATES);
     const found = await this.secondChances(ref, query, { dense: [], placing, byFeatures: null, upright }, fetched, paths, payload, steps);
     if (found.length === 0) throw new InputRefusedError(tooPlainMessage(query));
     return found;
@@ -492,12 +492,12 @@ export class MatchService {
   }
 
   /**
-   * Where a query is placed by its pixels: `voted` (the best-voted few), then the images whose colours are most alike
-   * the query's (`alikeInColour`), which a crop too plain to vote with, or whose image the vote ranks low, still leads to.
-   * Fills `paths` for them.
+   * Where a query is placed by its pixels: `voted` (the best-voted few), then the `alikeCount` images whose colours are
+   * most alike the query's (`alikeInColour`), which a crop too plain to vote with, or whose image the vote ranks low,
+   * still leads to. Fills `paths` for them.
    */
-  private async placementCandidates(ref: CollectionRef, query: LoadedQuery, voted: number[], payload: SearchPayload, paths: Map<number, string>): Promise<number[]> {
-    const alike = await this.collections.alikeInColour(ref, colourSet(query.rgb), payload.options);
+  private async placementCandidates(ref: CollectionRef, query: LoadedQuery, voted: number[], payload: SearchPayload, paths: Map<number, string>, alikeCount = COLOUR_CANDIDATES): Promise<number[]> {
+    const alike = (await this.collections.alikeInColour(ref, colourSet(query.rgb), payload.options)).slice(0, alikeCount);
     for (const { imagePk, filepath } of alike) paths.set(imagePk, filepath);
     return [...new Set([...voted, ...alike.map(({ imagePk }) => imagePk)])];
   }
