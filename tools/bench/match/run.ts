@@ -175,8 +175,10 @@ interface Query {
   split?: Split;
 }
 
-/** Every result of every query with whether it is the right image, for the score distributions of true and false fits. */
-/** Every answer's score, whether it was the right image, and the step of the search that found it (`foundBy`). */
+/**
+ * Every result of every query with whether it is the right image and the step of the search that found it (`foundBy`),
+ * for the score distributions of true and false fits.
+ */
 const scoreLog: Array<{ size: number; kind: 'collection' | 'outside'; family: string; split?: string; edit: string; rank: number; score: number; right: boolean; step: string }> = [];
 
 interface Outcome {
