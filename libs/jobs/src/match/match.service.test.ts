@@ -128,16 +128,27 @@ describe('MatchService on a small collection added through ingest', () => {
   }, 60_000);
 
   /**
+   * The test collection's index with the answers `change` gives in place of its own (`change` gets the index to ask):
+   * how a larger collection would answer, or a record of what a search asks.
+   */
+  function indexChanged(change: (local: LocalCollectionIndex) => Partial<CollectionSearchIndex>): CollectionSearchIndex {
+    const local = new LocalCollectionIndex(new MatchIndexCache(matchIndex));
+    return {
+      candidates: (ref, request) => local.candidates(ref, request),
+      nearestByHash: (ref, probes, filters) => local.nearestByHash(ref, probes, filters),
+      alikeInColour: (ref, colours, filters) => local.alikeInColour(ref, colours, filters),
+      ...change(local),
+    };
+  }
+
+  /**
    * A search whose vote leaves `filepath` out, as the vote of a large collection can rank an image beyond the shortlist:
    * in a million images a 0.2x thumbnail's few coarse corners share hardly more words with its image than chance sharers.
    */
   function serviceOutvoting(filepath: string): MatchService {
-    const local = new LocalCollectionIndex(new MatchIndexCache(matchIndex));
-    const outvoted: CollectionSearchIndex = {
+    const outvoted = indexChanged((local) => ({
       candidates: async (ref, request) => (await local.candidates(ref, request)).filter((c) => c.filepath !== filepath),
-      nearestByHash: (ref, probes, filters) => local.nearestByHash(ref, probes, filters),
-      alikeInColour: (ref, colours, filters) => local.alikeInColour(ref, colours, filters),
-    };
+    }));
     return new MatchService(images, matchIndex, blobs, outvoted);
   }
 
@@ -155,17 +166,14 @@ describe('MatchService on a small collection added through ingest', () => {
   ])('votes apart with a small query\'s words at its own scale: a quarter of an image outvoted at the enlarged scale is found (%s)', async (_, startedTasks) => {
     // The first word list of each vote is the query's words as it is detected (enlarged when small); the vote with
     // those leaves the image out, as a large collection's vote does to a crop enlarged past its image's scale.
-    const local = new LocalCollectionIndex(new MatchIndexCache(matchIndex));
     const votes: number[][] = [];
-    const outvotedWhenEnlarged: CollectionSearchIndex = {
+    const outvotedWhenEnlarged = indexChanged((local) => ({
       candidates: async (ref, request) => {
         votes.push(request.wordLists.map((w) => w.length));
         const candidates = await local.candidates(ref, request);
         return votes.length % 2 === 1 ? candidates.filter((c) => c.filepath !== 'labels/label-4.jpg') : candidates;
       },
-      nearestByHash: (ref, probes, filters) => local.nearestByHash(ref, probes, filters),
-      alikeInColour: (ref, colours, filters) => local.alikeInColour(ref, colours, filters),
-    };
+    }));
     const pool = startedTasks && new ThreadPool(1);
     onTestFinished(() => pool?.close());
     const searching = new MatchService(images, matchIndex, blobs, outvotedWhenEnlarged, verifyInThisThread, pool ? recordingRunner(pool, startedTasks) : runInThisThread);
@@ -208,10 +216,9 @@ describe('MatchService on a small collection added through ingest', () => {
     // images), while its upright copy's words rank it first: here every way to the image but the upright copy's vote is
     // closed, the vote until the upright copy has been made.
     const hidden = 'labels/label-4.jpg';
-    const local = new LocalCollectionIndex(new MatchIndexCache(matchIndex));
     let uprightMade = false;
     const votes: boolean[] = [];
-    const onlyUprightVoteFinds: CollectionSearchIndex = {
+    const onlyUprightVoteFinds = indexChanged((local) => ({
       candidates: async (ref, request) => {
         votes.push(uprightMade);
         const candidates = await local.candidates(ref, request);
@@ -219,7 +226,7 @@ describe('MatchService on a small collection added through ingest', () => {
       },
       nearestByHash: async (ref, probes, filters) => (await local.nearestByHash(ref, probes, filters)).map((near) => near.filter((c) => c.filepath !== hidden)),
       alikeInColour: async (ref, colours, filters) => (await local.alikeInColour(ref, colours, filters)).filter((c) => c.filepath !== hidden),
-    };
+    }));
     const noticingUpright: TaskRunner = async (task, input) => {
       const output = await runInThisThread(task, input);
       if (task.name === uprightTask.name && output) uprightMade = true;
@@ -237,16 +244,13 @@ describe('MatchService on a small collection added through ingest', () => {
   }, 60_000);
 
   it('makes the upright copy ahead on a spare compute thread, before the vote, once; and only when it is asked for without one', async () => {
-    const local = new LocalCollectionIndex(new MatchIndexCache(matchIndex));
     const events: string[] = [];
-    const noticingVotes: CollectionSearchIndex = {
+    const noticingVotes = indexChanged((local) => ({
       candidates: async (ref, request) => {
         events.push('vote');
         return local.candidates(ref, request);
       },
-      nearestByHash: (ref, probes, filters) => local.nearestByHash(ref, probes, filters),
-      alikeInColour: (ref, colours, filters) => local.alikeInColour(ref, colours, filters),
-    };
+    }));
     const noting =
       (what: string): TaskRunner =>
       (task, input) => {
@@ -364,19 +368,15 @@ describe('MatchService on a small collection added through ingest', () => {
   }, 60_000);
 
   it('places a crop too plain to vote in the PLAIN_COLOUR_CANDIDATES images most alike in colour: its image ranked fourth is found', async () => {
-    const local = new LocalCollectionIndex(new MatchIndexCache(matchIndex));
-    const ref = { accountId, service: 'mobile' as const };
     const others = ['wallpapers/banded.png', 'wallpapers/blobs.jpg', 'patterns/lattice.jpg'];
-    const rows = await images.findByPaths(ref, others);
+    const rows = await images.findByPaths({ accountId, service: 'mobile' }, others);
     // The index ranks three other images as more alike in colour, as in a collection of many gradients of one palette.
-    const outranked: CollectionSearchIndex = {
-      candidates: (r, request) => local.candidates(r, request),
-      nearestByHash: (r, probes, filters) => local.nearestByHash(r, probes, filters),
-      alikeInColour: async (r, colours, filters) => [
+    const outranked = indexChanged((local) => ({
+      alikeInColour: async (ref, colours, filters) => [
         ...others.map((filepath) => ({ imagePk: rows.get(filepath)!.id, filepath, likeness: 1 })),
-        ...(await local.alikeInColour(r, colours, filters)).filter((c) => !others.includes(c.filepath)),
+        ...(await local.alikeInColour(ref, colours, filters)).filter((c) => !others.includes(c.filepath)),
       ],
-    };
+    }));
     const searching = new MatchService(images, matchIndex, blobs, outranked);
     const gradient = originals.get(7)!;
     const plainCrop = await staged(await pngOf(await crop(gradient, cropBox(gradient, 0.25, 0.9, 0.3))), 'gradient-crop.png');
