@@ -233,6 +233,7 @@ const describeMeanSteps = (all: StepTimes[]) => meanSteps(all).map(([step, ms]) 
 async function runQueries(b: Bench, queries: Query[], baseline: Array<{ filepath: string; hash: bigint }> | null, report: ScaleReport, failures: unknown[], families = false): Promise<void> {
   for (const q of queries) {
     const { result, ms } = await search(b, q.data, q.edit.flip === true);
+    const step = foundBy(result);
     report.searchMs.push(ms);
     report.hitMs.push(ms);
     report.parts.push({ resize: result.time_resize, search: result.time_search });
@@ -259,15 +260,15 @@ async function runQueries(b: Bench, queries: Query[], baseline: Array<{ filepath
       family: q.photo.family,
       split: q.split,
       wrongFirst: result.items.length > 0 && rank !== 1,
-      foundBy: rank === 1 ? foundBy(result) : undefined,
+      foundBy: rank === 1 ? step : undefined,
     };
     result.items.forEach((item, i) =>
-      scoreLog.push({ size: report.size, kind: 'collection', family: q.photo.family, split: q.split, edit: q.edit.name, rank: i + 1, score: item.score, right: item.filepath === q.filepath, step: foundBy(result) }),
+      scoreLog.push({ size: report.size, kind: 'collection', family: q.photo.family, split: q.split, edit: q.edit.name, rank: i + 1, score: item.score, right: item.filepath === q.filepath, step }),
     );
     if (rank === 1) {
-      const counts = report.foundBy.get(foundBy(result)) ?? { photos: 0, families: 0 };
+      const counts = report.foundBy.get(step) ?? { photos: 0, families: 0 };
       counts[families ? 'families' : 'photos']++;
-      report.foundBy.set(foundBy(result), counts);
+      report.foundBy.set(step, counts);
     }
     if (rank !== 1) failures.push({ size: report.size, edit: q.edit.name, photo: q.photo.source, family: q.photo.family, split: q.split, rank, top: outcome.top, topScore: outcome.topScore, results: result.items.length });
     if (families) {
