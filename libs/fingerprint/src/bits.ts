@@ -25,10 +25,17 @@ export function hammingOfHalves(highA: number, lowA: number, highB: number, lowB
   return popcount32((highA ^ highB) >>> 0) + popcount32((lowA ^ lowB) >>> 0);
 }
 
-/** Jaccard likeness (0-1) of two 64-bit sets given as their high and low 32 bits; 0 when both are empty. */
-export function jaccardOfHalves(highA: number, lowA: number, highB: number, lowB: number): number {
-  const union = popcount32((highA | highB) >>> 0) + popcount32((lowA | lowB) >>> 0);
-  return union === 0 ? 0 : (popcount32((highA & highB) >>> 0) + popcount32((lowA & lowB) >>> 0)) / union;
+/**
+ * Tversky likeness (0-1) of a slot's 64-bit set to a probe's, each given as its high and low 32 bits: the bits both
+ * have over those, the probe's own bits and `slotOnlyWeight` times the slot's own bits (1 makes it Jaccard's); 0 when
+ * both are empty.
+ */
+export function tverskyOfHalves(highSlot: number, lowSlot: number, highProbe: number, lowProbe: number, slotOnlyWeight: number): number {
+  const both = popcount32((highSlot & highProbe) >>> 0) + popcount32((lowSlot & lowProbe) >>> 0);
+  const probeOnly = popcount32((highProbe & ~highSlot) >>> 0) + popcount32((lowProbe & ~lowSlot) >>> 0);
+  const slotOnly = popcount32((highSlot & ~highProbe) >>> 0) + popcount32((lowSlot & ~lowProbe) >>> 0);
+  const weighed = both + probeOnly + slotOnlyWeight * slotOnly;
+  return weighed === 0 ? 0 : both / weighed;
 }
 
 /**
@@ -43,12 +50,12 @@ export function scanByHamming(highs: Uint32Array, lows: Uint32Array, count: numb
 }
 
 /**
- * Calls `visit(slot, likeness)` for each of the first `count` slots whose Jaccard likeness to (`high`, `low`) is at
- * least `least`; `visit` returns the least likeness for the slots after it.
+ * Calls `visit(slot, likeness)` for each of the first `count` slots whose Tversky likeness (`tverskyOfHalves`) to
+ * (`high`, `low`) is at least `least`; `visit` returns the least likeness for the slots after it.
  */
-export function scanByJaccard(highs: Uint32Array, lows: Uint32Array, count: number, high: number, low: number, least: number, visit: (slot: number, likeness: number) => number): void {
+export function scanByTversky(highs: Uint32Array, lows: Uint32Array, count: number, high: number, low: number, slotOnlyWeight: number, least: number, visit: (slot: number, likeness: number) => number): void {
   for (let slot = 0; slot < count; slot++) {
-    const likeness = jaccardOfHalves(highs[slot], lows[slot], high, low);
+    const likeness = tverskyOfHalves(highs[slot], lows[slot], high, low, slotOnlyWeight);
     if (likeness >= least) least = visit(slot, likeness);
   }
 }

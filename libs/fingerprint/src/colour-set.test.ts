@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { colourSet, colourSetLikeness } from './colour-set';
+import { colourLikeness, colourSet } from './colour-set';
 import * as edit from './testing/edits';
 import { linearGradient, smoothWallpaper, softBlobs, syntheticImage } from './testing/synthetic-images';
 
@@ -13,11 +13,21 @@ describe('colour set', () => {
     for (const [i, image] of images.slice(0, 5).entries()) {
       for (const [area, x, y] of [[0.25, 0.1, 0.9], [0.25, 0.8, 0.2], [0.5, 0.5, 0.5]] as const) {
         const copy = await edit.jpeg(await edit.crop(image, edit.cropBox(image, area, x, y)), 60);
-        const likeness = sets.map((set) => colourSetLikeness(colourSet(copy), set));
+        const likeness = sets.map((set) => colourLikeness(colourSet(copy), set));
         const nearest = likeness.indexOf(Math.max(...likeness));
         expect(nearest, `crop ${area} at ${x},${y} of image ${i}: likeness ${likeness.map((l) => l.toFixed(2)).join(' ')}`).toBe(i);
       }
     }
+  });
+
+  it('ranks an image holding all of a crop\'s colours and more above one lacking one of them', () => {
+    const crop = 0b1111n;
+    const itsImage = 0b111_1111n;
+    const other = 0b1_0111n;
+    // Jaccard's likeness would rank them the other way round: 4 / 7 against 3 / 5.
+    expect(colourLikeness(crop, itsImage)).toBeCloseTo(4 / 5.5);
+    expect(colourLikeness(crop, other)).toBeCloseTo(3 / 4.5);
+    expect(colourLikeness(crop, itsImage)).toBeGreaterThan(colourLikeness(crop, other));
   });
 
   it('holds the colours that cover at least a percent of the image, and nothing for a grey ramp\'s missing hues', async () => {
@@ -29,9 +39,11 @@ describe('colour set', () => {
   });
 
   it('measures likeness as shared bins over the bins of either set', () => {
-    expect(colourSetLikeness(0b1111n, 0b1111n)).toBe(1);
-    expect(colourSetLikeness(0b1100n, 0b0110n)).toBeCloseTo(1 / 3);
-    expect(colourSetLikeness(1n << 63n, (1n << 63n) | 1n)).toBe(0.5);
-    expect(colourSetLikeness(0n, 0n)).toBe(0);
+    expect(colourLikeness(0b1111n, 0b1111n)).toBe(1);
+    // One bin each way: the query's own counts 1, the image's own IMAGE_ONLY_COLOUR_WEIGHT (0.5).
+    expect(colourLikeness(0b1100n, 0b0110n)).toBeCloseTo(1 / 2.5);
+    expect(colourLikeness(1n << 63n, (1n << 63n) | 1n)).toBeCloseTo(1 / 1.5);
+    expect(colourLikeness((1n << 63n) | 1n, 1n << 63n)).toBe(0.5);
+    expect(colourLikeness(0n, 0n)).toBe(0);
   });
 });

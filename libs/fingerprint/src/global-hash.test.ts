@@ -74,22 +74,24 @@ describe('hash index', () => {
 
   it('finds the images most alike in colour, at least as alike as asked, and only those the caller accepts', () => {
     const index = new GlobalHashIndex();
-    // Key k holds the colour set of bins 0..k-1 (k bins): its likeness to bins 0..9 is min(k, 10) / max(k, 10).
+    // Key k holds the colour set of bins 0..k-1 (k bins): to bins 0..9 it is k / 10 alike for k ≤ 10, and for k > 10
+    // 10 / (10 + (k - 10) / 2): an image's own colours count half as much against it as the query's it lacks.
     for (let key = 1; key <= 40; key++) index.add(key, 0n, (1n << BigInt(key)) - 1n);
     const tenBins = (1n << 10n) - 1n;
     expect(index.alikeInColour(tenBins, 3, 0)).toEqual([
       { key: 10, likeness: 1 },
-      { key: 9, likeness: 0.9 },
-      { key: 11, likeness: 10 / 11 },
-    ].sort((a, b) => b.likeness - a.likeness));
-    expect(index.alikeInColour(tenBins, 100, 0.8).map((m) => m.key)).toEqual([10, 11, 9, 12, 8]);
+      { key: 11, likeness: 10 / 10.5 },
+      { key: 12, likeness: 10 / 11 },
+    ]);
+    // At least 0.8: 10, 11, 12, then 9 (0.9), 13 (0.87), 14 (0.83), and 8 and 15 tied at 0.8, by key.
+    expect(index.alikeInColour(tenBins, 100, 0.8).map((m) => m.key)).toEqual([10, 11, 12, 9, 13, 14, 8, 15]);
     expect(index.alikeInColour(tenBins, 2, 0, (key) => key % 2 === 1).map((m) => m.key)).toEqual([11, 9]);
     expect(index.alikeInColour(tenBins, 0, 0)).toEqual([]);
     // Rows stored without a colour set (0) are alike nothing.
     index.add(10, 0n);
     expect(index.alikeInColour(tenBins, 1, 0)[0].key).toBe(11);
     index.remove(11);
-    expect(index.alikeInColour(tenBins, 1, 0)[0].key).toBe(9);
+    expect(index.alikeInColour(tenBins, 1, 0)[0].key).toBe(12);
   });
 
   it('reads back from its snapshot sections with hashes and colour sets', async () => {

@@ -1,4 +1,5 @@
-import { hammingOfHalves, high32, low32, scanByHamming, scanByJaccard } from './bits';
+import { hammingOfHalves, high32, low32, scanByHamming, scanByTversky } from './bits';
+import { IMAGE_ONLY_COLOUR_WEIGHT } from './colour-set';
 import type { SectionReader } from './inverted-index';
 import type { GrayImage } from './types';
 
@@ -124,14 +125,14 @@ export class GlobalHashIndex {
   }
 
   /**
-   * The `count` images whose colour sets are most alike `colours` (`colourSetLikeness`), at least `minLikeness`, most
+   * The `count` images whose colour sets are most alike `colours` (`colourLikeness`), at least `minLikeness`, most
    * alike first (ties by key), of those `accepts` lets through.
    */
   alikeInColour(colours: bigint, count: number, minLikeness: number, accepts: (key: number) => boolean = () => true): Array<{ key: number; likeness: number }> {
     const best: Array<{ key: number; likeness: number }> = [];
     if (count <= 0) return best;
     const before = (a: { key: number; likeness: number }, b: { key: number; likeness: number }) => a.likeness > b.likeness || (a.likeness === b.likeness && a.key < b.key);
-    scanByJaccard(this.colourHigh, this.colourLow, this.keys.length, high32(colours), low32(colours), minLikeness, (slot, likeness) => {
+    scanByTversky(this.colourHigh, this.colourLow, this.keys.length, high32(colours), low32(colours), IMAGE_ONLY_COLOUR_WEIGHT, minLikeness, (slot, likeness) => {
       keepBest(best, { key: this.keys[slot], likeness }, count, before, accepts);
       return best.length === count ? best[count - 1].likeness : minLikeness;
     });

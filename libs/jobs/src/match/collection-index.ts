@@ -32,12 +32,13 @@ export const HASH_NEIGHBOUR_MAX_DISTANCE = 16;
 
 /**
  * Images given the placement chance by their colours (`alikeInColour`), and how alike their colour set must be
- * (`colourSetLikeness`). The placement's own colour check decides; these bound its work, a decode and a template search
+ * (`colourLikeness`). The placement's own colour check decides; these bound its work, a decode and a template search
  * (about 20-25 ms) per image. In the benchmark families (72 images and 400 photos), 25 % and 50 % crops and their
  * rotated JPEG copies were 0.25-1 alike their own image (a quarter under 0.54-0.58 per family), and their image was
  * among the 3 most alike for 86-94 of 96 per family; the third most alike other image was 0.30-0.40 alike at the median.
  * With a floor of 0.3 instead of 0.45, the matching benchmark found one more family query (of 252), and its searches
- * at 10,000 images took 40-60 ms more at p95.
+ * at 10,000 images took 40-60 ms more at p95. Those figures are of Jaccard's likeness, which `colourLikeness` replaced;
+ * it is never lower, so the floor lets through at least the images it did.
  */
 export const COLOUR_CANDIDATES = 3;
 export const COLOUR_MIN_LIKENESS = 0.45;
@@ -83,7 +84,7 @@ export interface HashCandidate {
 export interface ColourCandidate {
   imagePk: number;
   filepath: string;
-  /** `colourSetLikeness` of its colour set and the query's. */
+  /** `colourLikeness` of its colour set to the query's. */
   likeness: number;
 }
 
