@@ -38,7 +38,7 @@ describe('colour set', () => {
     expect(bits(colourSet(redHalf))).toBeLessThanOrEqual(4);
   });
 
-  it('measures likeness as shared bins over the bins of either set', () => {
+  it('measures likeness as shared bins over those, the query\'s own and half the image\'s own', () => {
     expect(colourLikeness(0b1111n, 0b1111n)).toBe(1);
     // One bin each way: the query's own counts 1, the image's own IMAGE_ONLY_COLOUR_WEIGHT (0.5).
     expect(colourLikeness(0b1100n, 0b0110n)).toBeCloseTo(1 / 2.5);

@@ -31,7 +31,8 @@ function colourBin(r: number, g: number, b: number): number {
  * its set is near its image's even when nothing else is: a crop of a soft gradient has no corners to vote with and
  * a whole-image hash unlike its image's. In the matching benchmark's smooth family (gradients, soft wallpapers, bokeh,
  * auroras), the 25 % and 50 % crops and their rotated JPEG copies were most alike their own image (by Jaccard's
- * likeness, before `colourLikeness`) in 83 of 96 cases, and among the 3 most alike in 92, in a collection of those 72 family images and 400 photos.
+ * likeness, before `colourLikeness`) in 83 of 96 cases, and among the 3 most alike in 92, in a collection of those 72
+ * family images and 400 photos.
  */
 export function colourSet(img: RgbImage): bigint {
   const { width, height, data } = img;

@@ -21,4 +21,4 @@ export { verifyOnThreads } from './pool/verify-task';
 export { verifyInThisThread, type VerifyBatch } from './verify-batch';
 export { seededRandom } from './random';
 export { differenceHash, hashDistance, GlobalHashIndex } from './global-hash';
-export { colourLikeness, colourSet, IMAGE_ONLY_COLOUR_WEIGHT } from './colour-set';
+export { colourLikeness, colourSet } from './colour-set';
