@@ -31,10 +31,14 @@ export function hammingOfHalves(highA: number, lowA: number, highB: number, lowB
  * both are empty.
  */
 export function tverskyOfHalves(highSlot: number, lowSlot: number, highProbe: number, lowProbe: number, slotOnlyWeight: number): number {
+  return tverskyWithProbeBits(highSlot, lowSlot, highProbe, lowProbe, popcount32(highProbe) + popcount32(lowProbe), slotOnlyWeight);
+}
+
+/** `tverskyOfHalves` given the probe's bit count, which a scan counts once: shared and probe-only bits make it up. */
+function tverskyWithProbeBits(highSlot: number, lowSlot: number, highProbe: number, lowProbe: number, probeBits: number, slotOnlyWeight: number): number {
   const both = popcount32((highSlot & highProbe) >>> 0) + popcount32((lowSlot & lowProbe) >>> 0);
-  const probeOnly = popcount32((highProbe & ~highSlot) >>> 0) + popcount32((lowProbe & ~lowSlot) >>> 0);
-  const slotOnly = popcount32((highSlot & ~highProbe) >>> 0) + popcount32((lowSlot & ~lowProbe) >>> 0);
-  const weighed = both + probeOnly + slotOnlyWeight * slotOnly;
+  const slotOnly = popcount32(highSlot) + popcount32(lowSlot) - both;
+  const weighed = probeBits + slotOnlyWeight * slotOnly;
   return weighed === 0 ? 0 : both / weighed;
 }
 
@@ -54,8 +58,9 @@ export function scanByHamming(highs: Uint32Array, lows: Uint32Array, count: numb
  * (`high`, `low`) is at least `least`; `visit` returns the least likeness for the slots after it.
  */
 export function scanByTversky(highs: Uint32Array, lows: Uint32Array, count: number, high: number, low: number, slotOnlyWeight: number, least: number, visit: (slot: number, likeness: number) => number): void {
+  const probeBits = popcount32(high) + popcount32(low);
   for (let slot = 0; slot < count; slot++) {
-    const likeness = tverskyOfHalves(highs[slot], lows[slot], high, low, slotOnlyWeight);
+    const likeness = tverskyWithProbeBits(highs[slot], lows[slot], high, low, probeBits, slotOnlyWeight);
     if (likeness >= least) least = visit(slot, likeness);
   }
 }
