@@ -383,6 +383,23 @@ describe('MatchService on a small collection added through ingest', () => {
     expect(paths((await searching.search(searchPayload(plainCrop))).items)).toEqual(['wallpapers/gradient.png']);
   }, 60_000);
 
+  it('places the upright copy of a rotated crop in the images most alike it in colour, when the rotated canvas\'s grey leads the query as it is elsewhere', async () => {
+    const gradient = originals.get(7)!;
+    const rotatedCrop = await jpegOf(await rotate(await crop(gradient, cropBox(gradient, 0.5, 0.2, 0.5)), 20), 80);
+    // `rotate` fills the canvas with #808080: grey bin 4 of `colourSet` (greys by lightness, 8 bins). The index answers
+    // colours with that grey by the other images only, as a collection with many grey images would.
+    const fillGrey = 1n << 4n;
+    const others = ['wallpapers/banded.png', 'wallpapers/blobs.jpg', 'patterns/lattice.jpg'];
+    const rows = await images.findByPaths({ accountId, service: 'mobile' }, others);
+    const greyLed = indexChanged((local) => ({
+      alikeInColour: async (ref, colours, filters) =>
+        (colours & fillGrey) !== 0n ? others.map((filepath) => ({ imagePk: rows.get(filepath)!.id, filepath, likeness: 1 })) : local.alikeInColour(ref, colours, filters),
+    }));
+    const result = await new MatchService(images, matchIndex, blobs, greyLed).search(searchPayload(await staged(rotatedCrop, 'rotated-crop.jpg')));
+    expect(paths(result.items)).toEqual(['wallpapers/gradient.png']);
+    expect(result.steps).toHaveProperty('upright_chances');
+  }, 60_000);
+
   it('runs the pixel second chances on compute threads and answers as in the calling thread', async () => {
     const wallpaper = originals.get(5)!;
     const tiles = originals.get(6)!;
