@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { confirmDense, confirmDenseFit, confirmWeakFit, confirmWholeImage, DENSE_CONFIRM_MIN, weakFitOptions } from './dense-confirm';
+import { confirmDense, confirmDenseFit, confirmPlacedCrop, confirmWeakFit, confirmWholeImage, DENSE_CONFIRM_MIN, weakFitOptions } from './dense-confirm';
 import { enhancedScore } from './enhanced-score';
 import { matchMetrics } from './match-metrics';
 import { extractFeatures } from './features';
 import * as edit from './testing/edits';
-import { linearGradient, ringTiles, smoothWallpaper, toGray } from './testing/synthetic-images';
+import { FLAT_LANDSCAPE_SKY, flatLandscape, linearGradient, ringTiles, smoothWallpaper, toGray } from './testing/synthetic-images';
 import type { RgbImage } from './types';
 import { DEFAULT_MIN_SCORE, verifyMatch } from './verify';
 
@@ -112,5 +112,38 @@ describe('whole-image confirmation', () => {
     const original = await smoothWallpaper(6);
     const crop = await evidence(await edit.crop(original, edit.cropBox(original, 0.5)));
     expect(await confirmWholeImage(crop, await evidence(original), false)).toBeNull();
+  });
+});
+
+/** A stand-in for the imaging library's `findContentInsideFlatBands` on a flat top band: the rows below it. */
+function belowFlatTop(rgb: RgbImage) {
+  const { width, data } = rgb;
+  const differs = (i: number) => Math.max(Math.abs(data[i] - data[0]), Math.abs(data[i + 1] - data[1]), Math.abs(data[i + 2] - data[2])) > 24;
+  let top = 0;
+  while (top < rgb.height - 1 && !Array.from({ length: width }, (_, x) => (top * width + x) * 3).some(differs)) top++;
+  return { left: 0, top, right: width, bottom: rgb.height };
+}
+
+describe('crops placed by their pixels', () => {
+  it('places a crop that kept the flat sky its collection image lost to the border cut, once its flat bands are off', async () => {
+    const landscape = await flatLandscape();
+    // The stored copy: the landscape without its flat top rows, as ingest's border cut leaves it.
+    const stored = await evidence(await edit.crop(landscape, { left: 0, top: FLAT_LANDSCAPE_SKY, width: 800, height: 600 - FLAT_LANDSCAPE_SKY }));
+    // Its left part with the sky: flat rows over a third of the crop, more than a border cut takes off.
+    const crop = await evidence(await edit.jpeg(await edit.crop(landscape, { left: 40, top: 0, width: 560, height: 420 }), 90));
+    expect(await confirmPlacedCrop(crop, stored)).toBeNull();
+    const match = await confirmPlacedCrop(crop, stored, {}, belowFlatTop);
+    expect(match).not.toBeNull();
+    expect(match!.score).toBeLessThanOrEqual(DEFAULT_MIN_SCORE);
+    // Told in the frames of the whole crop and of the stored copy: the crop's top 120 of 420 rows lie above the copy,
+    // and the crop covers its columns 40-600 of 800 and its rows 0-300 of 480.
+    const near = (actual: number, expected: number) => expect(Math.abs(actual - expected)).toBeLessThan(2);
+    near(match!.query_match_rect.top, (100 * FLAT_LANDSCAPE_SKY) / 420);
+    near(match!.query_match_rect.bottom, 100);
+    const rect = match!.target_match_rect;
+    near(rect.left, 5);
+    near(rect.right, 75);
+    near(rect.top, 0);
+    near(rect.bottom, (100 * (420 - FLAT_LANDSCAPE_SKY)) / 480);
   });
 });

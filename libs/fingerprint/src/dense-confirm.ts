@@ -1,7 +1,7 @@
 import { colourLikeness } from './colour-likeness';
 import { locateCrop } from './crop-locator';
 import { enhancedScore } from './enhanced-score';
-import { applyHomography, invert, multiply } from './geometry';
+import { applyHomography, invert, multiply, type Homography } from './geometry';
 import { matchMetrics } from './match-metrics';
 import { cropRgb, rgbToGray } from './rgb';
 import { ContentBoxOf, matchInRotatedFrame, uprightEvidence } from './rotation';
@@ -306,24 +306,45 @@ const PLACED_LIKENESS_MAX_DIFFERENCE = 4;
  * and the part of the collection image it covers agree in colour pixel for pixel (PLACED_LIKENESS_*), and, judged as
  * a shared design, pass the shared-detail check. A placement is searched, so the best of many, and a gradient
  * correlation that confirms a weak fit would confirm a placement of another image of the family (aurora bands at
- * 61-73): colours decide. Scored as a whole-image copy, below every feature match.
+ * 61-73): colours decide. Scored as a whole-image copy, below every feature match. With `insideFlatBands` (the imaging
+ * library's `findContentInsideFlatBands`), a query that is not placed as it is, is placed again without its flat bands.
  */
-export async function confirmPlacedCrop(query: ImageEvidence & { gray?: GrayImage }, target: ImageEvidence, check: DenseCheck = {}): Promise<MatchResult | null> {
-  const placement = await locateCrop(query.gray ?? rgbToGray(query.rgb), rgbToGray(target.rgb));
+export async function confirmPlacedCrop(query: ImageEvidence & { gray?: GrayImage }, target: ImageEvidence, check: DenseCheck = {}, insideFlatBands?: ContentBoxOf): Promise<MatchResult | null> {
+  const targetGray = rgbToGray(target.rgb);
+  let placed = await placeByPixels(query.rgb, query.gray ?? rgbToGray(query.rgb), target.rgb, targetGray);
+  // The collection image's border cut may have taken off a flat band (a sky of a fifth of the image) that the crop,
+  // where it fills more than the cut allows, kept: the crop is then no crop of the stored image, but its content is.
+  const box = !placed && insideFlatBands ? insideFlatBands(query.rgb) : null;
+  if (box && (box.left > 0 || box.top > 0 || box.right < query.rgb.width || box.bottom < query.rgb.height)) {
+    const inside = cropRgb(query.rgb, box);
+    const shifted = await placeByPixels(inside, rgbToGray(inside), target.rgb, targetGray);
+    placed = shifted && { ...shifted, transform: multiply([1, 0, box.left, 0, 1, box.top, 0, 0, 1], shifted.transform) };
+  }
+  if (!placed) return null;
+  const targetScale = target.rgb.width / target.features.width;
+  const fit = matchMetrics(query.features, target.features, multiply(placed.transform, [targetScale, 0, 0, 0, targetScale, 0, 0, 0, 1]), 0, false);
+  if (check.sharedDesign && !(await confirmSharedDetail(query.rgb, target.rgb, { ...fit, concentrated: true }, targetScale))) return null;
+  return { ...fit, score: Math.round(DEFAULT_MIN_SCORE * placed.correlation * 100) / 100 };
+}
+
+/**
+ * `query` placed in `target` by its pixels (`locateCrop`): the map of target pixels to query pixels, and the colour
+ * correlation of the query with the part of the target it covers; null when it is not placed or its colours disagree
+ * (PLACED_LIKENESS_*).
+ */
+async function placeByPixels(query: RgbImage, queryGray: GrayImage, target: RgbImage, targetGray: GrayImage): Promise<{ transform: Homography; correlation: number } | null> {
+  const placement = await locateCrop(queryGray, targetGray);
   if (!placement) return null;
   const [a, , b, , c, d] = placement.transform;
-  const covered = cropRgb(target.rgb, {
+  const covered = cropRgb(target, {
     left: Math.max(0, Math.round(-b / a)),
     top: Math.max(0, Math.round(-d / c)),
-    right: Math.min(target.rgb.width, Math.round((query.rgb.width - b) / a)),
-    bottom: Math.min(target.rgb.height, Math.round((query.rgb.height - d) / c)),
+    right: Math.min(target.width, Math.round((query.width - b) / a)),
+    bottom: Math.min(target.height, Math.round((query.height - d) / c)),
   });
-  const { correlation, meanDifference } = await colourLikeness(query.rgb, covered);
+  const { correlation, meanDifference } = await colourLikeness(query, covered);
   if (correlation < PLACED_LIKENESS_MIN_CORRELATION || meanDifference > PLACED_LIKENESS_MAX_DIFFERENCE) return null;
-  const targetScale = target.rgb.width / target.features.width;
-  const fit = matchMetrics(query.features, target.features, multiply(placement.transform, [targetScale, 0, 0, 0, targetScale, 0, 0, 0, 1]), 0, false);
-  if (check.sharedDesign && !(await confirmSharedDetail(query.rgb, target.rgb, { ...fit, concentrated: true }, targetScale))) return null;
-  return { ...fit, score: Math.round(DEFAULT_MIN_SCORE * correlation * 100) / 100 };
+  return { transform: placement.transform, correlation };
 }
 
 /** How the second chances judge a query turned upright (see `DenseCheck`). */
@@ -334,12 +355,12 @@ export const UPRIGHT_CHECK: DenseCheck = { sharedDesign: true };
  * show a rotation off the axes, tried on the query turned back upright (`uprightCopy`) and judged as UPRIGHT_CHECK, and
  * told in the query's own frame. Null when the query shows no rotation or no chance confirms the upright copy.
  */
-export async function confirmUpright(query: ImageEvidence & { gray?: GrayImage }, target: ImageEvidence, opts: { checkHorizontalFlip?: boolean; contentBox?: ContentBoxOf } = {}): Promise<MatchResult | null> {
+export async function confirmUpright(query: ImageEvidence & { gray?: GrayImage }, target: ImageEvidence, opts: { checkHorizontalFlip?: boolean; contentBox?: ContentBoxOf; insideFlatBands?: ContentBoxOf } = {}): Promise<MatchResult | null> {
   const upright = await uprightEvidence(query.rgb, query.gray ?? rgbToGray(query.rgb), opts.checkHorizontalFlip, opts.contentBox);
   if (!upright) return null;
   const match =
     (await confirmDense(upright, target, opts, UPRIGHT_CHECK)) ??
     (await confirmWholeImage(upright, target, false, UPRIGHT_CHECK)) ??
-    (await confirmPlacedCrop(upright, target, UPRIGHT_CHECK));
+    (await confirmPlacedCrop(upright, target, UPRIGHT_CHECK, opts.insideFlatBands));
   return match && matchInRotatedFrame(match, upright.toRotated, query.features, target.features);
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findContentBox } from './content-box';
+import { findContentBox, findContentInsideFlatBands } from './content-box';
 import { normalizeImage } from './decode';
 import { addBorder, flatColor, photoLike, rawSharp } from './testing/test-images';
 import type { RgbImage } from './types';
@@ -47,5 +47,19 @@ describe('findContentBox', () => {
     const img = flatColor(130, 80, [255, 255, 255]);
     for (let y = 0; y < 80; y++) img.data.set(content.data.subarray(y * 300, (y + 1) * 300), (y * 130 + 30) * 3);
     expect(findContentBox(img)).toEqual({ left: 30, top: 0, right: 130, bottom: 80 });
+  });
+
+  it('keeps a flat band wider than a border may be, which findContentInsideFlatBands takes off (a flat sky over a third of a crop)', async () => {
+    const picture = await photoLike(200, 140);
+    const sky = 70;
+    const data = new Uint8Array(200 * (sky + 140) * 3);
+    for (let i = 0; i < 200 * sky; i++) data.set([240, 205, 215], i * 3);
+    data.set(picture.data, 200 * sky * 3);
+    const img: RgbImage = { width: 200, height: sky + 140, data };
+    expect(findContentBox(img)).toEqual({ left: 0, top: 0, right: 200, bottom: 210 });
+    expect(findContentInsideFlatBands(img)).toEqual({ left: 0, top: sky, right: 200, bottom: 210 });
+    // Where the bands are borders, both cut the same.
+    const framed = addBorder(picture, 20, [255, 255, 255]);
+    expect(findContentInsideFlatBands(framed)).toEqual(findContentBox(framed));
   });
 });

@@ -137,6 +137,20 @@ const differsBy = (a: Rgb, b: Rgb, step: number): boolean =>
  * Never returns an empty box: an image that is all "border" is returned whole.
  */
 export function findContentBox(img: RgbImage): BorderBox {
+  return peeledBox(img, MAX_BORDER_SHARE);
+}
+
+/**
+ * `findContentBox` without its limit on a side's share: flat bands of any width come off (a flat sky, a plain ground).
+ * What a crop of a collection image may still hold of the bands that the image's own border cut took off: a crop of a
+ * flat landscape keeps its sky, which filled a fifth of the image (cut) and fills a third of the crop (kept).
+ */
+export function findContentInsideFlatBands(img: RgbImage): BorderBox {
+  return peeledBox(img, 1);
+}
+
+/** The box left by peeling runs of uniform lines off each side, a side restored when it peeled beyond `maxBorderShare`. */
+function peeledBox(img: RgbImage, maxBorderShare: number): BorderBox {
   const whole: BorderBox = { left: 0, top: 0, right: img.width, bottom: img.height };
   const box = { ...whole };
   const sides: Side[] = ['top', 'bottom', 'left', 'right'];
@@ -145,10 +159,10 @@ export function findContentBox(img: RgbImage): BorderBox {
     for (const side of sides) peeled = peelRun(img, box, side) || peeled;
     if (!peeled) break;
   }
-  if (box.top > img.height * MAX_BORDER_SHARE) box.top = 0;
-  if (img.height - box.bottom > img.height * MAX_BORDER_SHARE) box.bottom = img.height;
-  if (box.left > img.width * MAX_BORDER_SHARE) box.left = 0;
-  if (img.width - box.right > img.width * MAX_BORDER_SHARE) box.right = img.width;
+  if (box.top > img.height * maxBorderShare) box.top = 0;
+  if (img.height - box.bottom > img.height * maxBorderShare) box.bottom = img.height;
+  if (box.left > img.width * maxBorderShare) box.left = 0;
+  if (img.width - box.right > img.width * maxBorderShare) box.right = img.width;
   if (box.right - box.left < MIN_CONTENT_SIDE || box.bottom - box.top < MIN_CONTENT_SIDE) return whole;
   return box;
 }

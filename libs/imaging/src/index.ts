@@ -9,7 +9,7 @@ export { normalizeImage, decodeToRgb } from './decode';
 export { grayImageOf, toGray } from './gray';
 export { assessImage, MIN_IMAGE_SIDE } from './assess';
 export type { ImageAssessment } from './assess';
-export { findContentBox } from './content-box';
+export { findContentBox, findContentInsideFlatBands } from './content-box';
 export type { BorderBox } from './content-box';
 export { encodeJpeg, encodePng, DEFAULT_JPEG_QUALITY } from './encode';
 export { cropImage } from './crop';

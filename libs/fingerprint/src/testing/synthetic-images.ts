@@ -109,6 +109,25 @@ export async function ringTiles(glaze: string, ink: string, tile = 64, width = 1
   return toRgb(sharp(Buffer.from(svg)));
 }
 
+/** Rows of flat sky above `flatLandscape`'s sun: a fifth of its height, which a border cut takes off (at most a quarter). */
+export const FLAT_LANDSCAPE_SKY = 120;
+
+/**
+ * Flat vector art: a flat sky whose top fifth is uniform rows, a sun, and hills of flat colour (800 x 600). Few corners
+ * (the hills' vertices), and a crop of its left part keeps more sky than a border cut allows.
+ */
+export async function flatLandscape(): Promise<RgbImage> {
+  const [width, height] = [800, 600];
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">
+    <rect width="${width}" height="${height}" fill="hsl(340,45%,90%)"/>
+    <circle cx="660" cy="${FLAT_LANDSCAPE_SKY + 32}" r="32" fill="hsl(160,70%,65%)"/>
+    <polygon points="0,260 160,230 330,250 520,190 720,215 800,205 800,600 0,600" fill="hsl(90,35%,60%)"/>
+    <polygon points="0,360 180,300 300,380 470,290 640,350 800,310 800,600 0,600" fill="hsl(100,35%,45%)"/>
+    <polygon points="0,430 140,400 260,470 430,380 600,450 800,420 800,600 0,600" fill="hsl(110,35%,30%)"/>
+    <polygon points="220,520 250,450 280,520" fill="hsl(120,40%,18%)"/><polygon points="560,540 590,470 620,540" fill="hsl(120,40%,18%)"/></svg>`;
+  return toRgb(sharp(Buffer.from(svg)));
+}
+
 /** A plain linear gradient through `stops` (CSS colours) from the top-left corner to (x2, y2) (0-1): no corner at all. */
 export async function linearGradient(stops: string[], x2 = 1, y2 = 0.6, width = 800, height = 600): Promise<RgbImage> {
   const offsets = stops.map((colour, i) => `<stop offset="${i / (stops.length - 1)}" stop-color="${colour}"/>`).join('');

@@ -1,6 +1,6 @@
 import { DEFAULT_MIN_SCORE, differenceHash, hashDistance, noSpareThread, RgbImage, runInThisThread, SpareRunner, TaskRunner, ThreadPool, verifyInThisThread } from '@loupe/fingerprint';
 import { crop, cropBox, rotate, scale } from '@loupe/fingerprint/src/testing/edits';
-import { linearGradient, ringTiles, softBlobs, syntheticImage } from '@loupe/fingerprint/src/testing/synthetic-images';
+import { flatLandscape, linearGradient, ringTiles, softBlobs, syntheticImage } from '@loupe/fingerprint/src/testing/synthetic-images';
 import { flatColor, rawSharp } from '@loupe/imaging/src/testing/test-images';
 import { BlobStore, Db, ImageRepository, MatchIndexRepository } from '@loupe/storage';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
@@ -538,6 +538,13 @@ describe('MatchService on a small collection added through ingest', () => {
     expect(result.items[0].score).toBeLessThanOrEqual(DEFAULT_MIN_SCORE);
     const compared = await service.compare(comparePayload(await staged(turned, 'turned-bands.jpg'), { filepath: 'wallpapers/banded.png' }));
     expect(compared.items.map((i) => i.filepath)).toEqual(['wallpapers/banded.png']);
+  }, 60_000);
+
+  it('compares a crop that kept the flat sky its image loses to the border cut with the image, as one item', async () => {
+    const landscape = await flatLandscape();
+    const skyCrop = await jpegOf(await crop(landscape, { left: 40, top: 0, width: 560, height: 420 }), 90);
+    const compared = await service.compare(comparePayload(await staged(skyCrop, 'sky-crop.jpg'), await staged(await jpegOf(landscape, 90), 'landscape.jpg')));
+    expect(compared.items).toHaveLength(1);
   }, 60_000);
 
   it('compares an unrotated copy of a smooth wallpaper that no fit aligns as a whole copy', async () => {

@@ -1,5 +1,5 @@
 import { colourSet, sameFrameShape, storedFrame, confirmDense, noSpareThread, SpareRunner, confirmPlacedCrop, confirmSharedDetail, confirmUpright, DenseCheck, UPRIGHT_CHECK, confirmWholeImage, deserializeFeatures, differenceHash, hashDistance, matchInRotatedFrame, mirrorGray, weakFitOptions, worthDenseCheck, enhancedScore, Features, GrayImage, MatchResult, renderOverlay, RgbImage, runInThisThread, TaskRunner, verifyInThisThread, verifyMatch, VerifyBatch } from '@loupe/fingerprint';
-import { decodeToRgb, findContentBox, NormalizedImage, normalizeImage } from '@loupe/imaging';
+import { decodeToRgb, findContentBox, findContentInsideFlatBands, NormalizedImage, normalizeImage } from '@loupe/imaging';
 import type { BlobStore, CollectionRef, ImageRepository, MatchIndexRepository } from '@loupe/storage';
 import { CompareResult, ComparePayload, InputRefusedError, MatchItem, QuerySource, SearchPayload, SearchResult } from '../contracts';
 import { Stopwatch } from '../stopwatch';
@@ -277,8 +277,8 @@ export class MatchService {
       const match =
         (plain ? null : await this.compareFeatures(first, second, flip)) ??
         (await this.compareWholeImages(first, second, flip)) ??
-        (await confirmPlacedCrop(first, second)) ??
-        (await confirmUpright(first, second, { ...flip, contentBox: findContentBox }));
+        (await confirmPlacedCrop(first, second, {}, findContentInsideFlatBands)) ??
+        (await confirmUpright(first, second, { ...flip, contentBox: findContentBox, insideFlatBands: findContentInsideFlatBands }));
       if (!match && plain) throw new InputRefusedError(tooPlainMessage(plain));
       const items: MatchItem[] = [];
       if (match && match.score >= options.min_score) items.push(await this.describeCompare(first, second, match, payload));

@@ -1,5 +1,5 @@
 import { confirmPlacedCrop, confirmWeakFit, confirmWholeImage, defineTask, uprightEvidence, type DenseCheck, type Features, type GrayImage, type MatchResult, type RgbImage } from '@loupe/fingerprint';
-import { findContentBox } from '@loupe/imaging';
+import { findContentBox, findContentInsideFlatBands } from '@loupe/imaging';
 
 /**
  * The pixel second chances of a search as compute tasks. A query that no feature fit finds (and every query whose image
@@ -37,11 +37,11 @@ export const wholeImageTask = defineTask(
     confirmWholeImage(query, target, flipped, check),
 );
 
-/** `confirmPlacedCrop`: the query placed in a collection image by its pixels. */
+/** `confirmPlacedCrop`: the query placed in a collection image by its pixels, and again without its flat bands. */
 export const placedCropTask = defineTask(
   __filename,
   'placedCropTask',
-  ({ query, target, check }: { query: QueryPixels; target: { rgb: RgbImage; features: Features }; check: DenseCheck }) => confirmPlacedCrop(query, target, check),
+  ({ query, target, check }: { query: QueryPixels; target: { rgb: RgbImage; features: Features }; check: DenseCheck }) => confirmPlacedCrop(query, target, check, findContentInsideFlatBands),
 );
 
 /**
