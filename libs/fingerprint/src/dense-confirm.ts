@@ -315,8 +315,9 @@ export async function confirmPlacedCrop(query: ImageEvidence & { gray?: GrayImag
   // The collection image's border cut may have taken off a flat band (a sky of a fifth of the image) that the crop,
   // where it fills more than the cut allows, kept: the crop is then no crop of the stored image, but its content is.
   const box = !placed && insideFlatBands ? insideFlatBands(query.rgb) : null;
-  if (box && (box.left > 0 || box.top > 0 || box.right < query.rgb.width || box.bottom < query.rgb.height)) {
-    const inside = cropRgb(query.rgb, box);
+  // `cropRgb` hands back the query itself when it has no flat band to take off: then there is nothing to try again.
+  const inside = box && cropRgb(query.rgb, box);
+  if (box && inside && inside !== query.rgb) {
     const shifted = await placeByPixels(inside, rgbToGray(inside), target.rgb, targetGray);
     placed = shifted && { ...shifted, transform: multiply([1, 0, box.left, 0, 1, box.top, 0, 0, 1], shifted.transform) };
   }
