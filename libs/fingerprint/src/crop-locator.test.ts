@@ -4,13 +4,17 @@ import { confirmPlacedCrop, UPRIGHT_CHECK } from './dense-confirm';
 import { extractFeatures } from './features';
 import { applyHomography } from './geometry';
 import * as edit from './testing/edits';
-import { ringTiles, smoothWallpaper, toGray } from './testing/synthetic-images';
+import { linearGradient, ringTiles, smoothWallpaper, toGray } from './testing/synthetic-images';
 import type { RgbImage } from './types';
 import { DEFAULT_MIN_SCORE } from './verify';
 
 async function evidence(rgb: RgbImage) {
   return { rgb, features: await extractFeatures(toGray(rgb)) };
 }
+
+
+/** A two-stop linear gradient, dark brown to pale sand: not a corner in it. */
+const GRADIENT = ['hsl(30,70%,18%)', 'hsl(45,65%,70%)'];
 
 describe('placing a crop by its pixels', () => {
   it('finds where a JPEG quarter of a smooth wallpaper lies in a half-size copy of it, to a few pixels', async () => {
@@ -23,7 +27,36 @@ describe('placing a crop by its pixels', () => {
     const [x0, y0] = applyHomography(placement.transform, box.left / 2, box.top / 2);
     const [x1, y1] = applyHomography(placement.transform, (box.left + box.width) / 2, (box.top + box.height) / 2);
     for (const [found, expected] of [[x0, 0], [y0, 0], [x1, quarter.width], [y1, quarter.height]]) expect(Math.abs(found - expected)).toBeLessThan(0.03 * quarter.width);
-    expect(placement.correlation).toBeGreaterThan(0.95);
+    expect(placement.agreement).toBeGreaterThan(0.95);
+  });
+
+  it('places a crop of a plain gradient at its own size by its levels, where correlation finds the gradient at other sizes', async () => {
+    // A crop of a linear gradient has no place along the gradient's lines of one colour (each place there holds the
+    // same pixels), but its size and its place across them are its own: the size is what correlation gets wrong.
+    const original = await linearGradient(GRADIENT);
+    const quarter = await edit.jpeg(await edit.scale(await edit.crop(original, edit.cropBox(original, 0.25, 0.7, 0.4)), 1.5), 60);
+    const stored = await edit.scale(original, 0.5);
+    // Query pixels per stored pixel: the crop was enlarged 1.5 times, the stored copy halved.
+    const trueScale = 3;
+    const byCorrelation = (await locateCrop(toGray(quarter), toGray(stored), 'correlation'))!;
+    const byLevels = (await locateCrop(toGray(quarter), toGray(stored), 'levels'))!;
+    expect(Math.abs(byCorrelation.transform[0] / trueScale - 1)).toBeGreaterThan(0.1);
+    expect(Math.abs(byLevels.transform[0] / trueScale - 1)).toBeLessThan(0.02);
+    const match = await confirmPlacedCrop(await evidence(quarter), await evidence(original));
+    expect(match).not.toBeNull();
+    expect(match!.target_overlap_percent).toBeGreaterThan(23);
+    expect(match!.target_overlap_percent).toBeLessThan(27);
+  });
+
+  it('confirms a crop of a plain gradient in no other gradient near its colours', async () => {
+    const original = await linearGradient(GRADIENT);
+    const quarter = await evidence(await edit.jpeg(await edit.crop(original, edit.cropBox(original, 0.25, 0.7, 0.4)), 60));
+    const others = [
+      await linearGradient(['hsl(40,70%,18%)', 'hsl(55,65%,70%)']),
+      await linearGradient(['hsl(30,70%,24%)', 'hsl(45,65%,64%)']),
+      await linearGradient(GRADIENT, 0.2, 1),
+    ];
+    for (const other of others) expect(await confirmPlacedCrop(quarter, await evidence(other))).toBeNull();
   });
 
   it('places nothing that cannot lie inside the collection image', async () => {

@@ -27,6 +27,17 @@ const MIN_TEMPLATE_SIDE = 20;
  * their family correlated less.
  */
 const MIN_COARSE_CORRELATION = 0.6;
+/**
+ * What a placement is judged by. `correlation` (normalised cross-correlation) ignores the template's mean and contrast,
+ * so JPEG and tone shifts do not move it; but a crop of a smooth gradient then correlates as well wherever the gradient
+ * runs the same way, at any size. `levels` (the squared grey difference) also asks the levels to agree, which in a
+ * gradient only the crop's own place and size do; the colour check that follows asks that of a placement anyway.
+ */
+export type PlacedBy = 'correlation' | 'levels';
+/** Grey levels (root mean square difference) at which a placement by levels agrees 0. */
+const LEVEL_SCALE = 32;
+/** Least coarse agreement by levels worth refining: within about 10 levels (root mean square) at the coarse size. */
+const MIN_COARSE_LEVEL_AGREEMENT = 0.7;
 /** Scales (relative) and shifts (px at FINE_SIDE) tried around the coarse placement. */
 const REFINE_SCALES = [0.95, 0.975, 1, 1.025, 1.05];
 const REFINE_MARGIN = 6;
@@ -35,8 +46,11 @@ const REFINE_MARGIN = 6;
 export interface CropPlacement {
   /** Collection image pixel → query pixel (3x3, row-major): a scale and a shift. */
   transform: Homography;
-  /** Normalised cross-correlation (-1-1) of the grey levels at the placement, at FINE_SIDE. */
-  correlation: number;
+  /**
+   * How well the grey levels agree at the placement, at FINE_SIDE: placed by correlation, their normalised
+   * cross-correlation (-1-1); by levels, their `levelAgreement` (1 the same levels, 0 LEVEL_SCALE apart).
+   */
+  agreement: number;
 }
 
 /** The OpenCV matrix members used here. */
@@ -48,7 +62,7 @@ interface Mat {
 }
 type Track = <M extends { delete(): void }>(m: M) => M;
 
-/** A template placement at a search size: the template's size and top-left corner, and its correlation. */
+/** A template placement at a search size: the template's size and top-left corner, and its agreement. */
 interface Placement {
   /** The target shrunk by this factor. */
   targetScale: number;
@@ -56,31 +70,32 @@ interface Placement {
   height: number;
   x: number;
   y: number;
-  correlation: number;
+  /** As CropPlacement's. */
+  agreement: number;
 }
 
 /**
  * The placement of `query` as an upright crop of `target` (any size of it, kept whole, down to SMALLEST_SHARE of the
- * width) whose grey levels correlate best, by template matching (grey: a third of colour's time, and the pixel check
+ * width) whose grey levels agree best (`by`: correlate, or differ least), by template matching (grey: a third of colour's time, and the pixel check
  * that follows sees the colours): over the sizes at COARSE_SIDE, then refined at FINE_SIDE around the best. For copies
  * that keep too few corners for a feature fit (smooth artwork, crops of a repeated pattern, where every descriptor has
  * a twin), pixels place them where features cannot. It only proposes a placement; a pixel check decides whether it is a
- * copy. Null when the query fits inside the target at no searched size, or correlates under MIN_COARSE_CORRELATION
- * wherever it fits.
+ * copy. Null when the query fits inside the target at no searched size, or agrees under MIN_COARSE_CORRELATION
+ * (MIN_COARSE_LEVEL_AGREEMENT by levels) wherever it fits.
  */
-export async function locateCrop(query: GrayImage, target: GrayImage): Promise<CropPlacement | null> {
+export async function locateCrop(query: GrayImage, target: GrayImage, by: PlacedBy = 'correlation'): Promise<CropPlacement | null> {
   const { cv } = await loadOpenCv();
   return withMats((track) => {
     const queryGrey = track(cv.matFromArray(query.height, query.width, cv.CV_8UC1, query.data));
     const targetGrey = track(cv.matFromArray(target.height, target.width, cv.CV_8UC1, target.data));
-    const coarse = searchSizes(cv, track, queryGrey, targetGrey, COARSE_SIDE / Math.max(target.width, target.height));
-    if (!coarse || coarse.correlation < MIN_COARSE_CORRELATION) return null;
-    return refine(cv, track, queryGrey, targetGrey, coarse, FINE_SIDE / Math.max(target.width, target.height));
+    const coarse = searchSizes(cv, track, queryGrey, targetGrey, COARSE_SIDE / Math.max(target.width, target.height), by);
+    if (!coarse || coarse.agreement < (by === 'levels' ? MIN_COARSE_LEVEL_AGREEMENT : MIN_COARSE_CORRELATION)) return null;
+    return refine(cv, track, queryGrey, targetGrey, coarse, FINE_SIDE / Math.max(target.width, target.height), by);
   });
 }
 
 /** The coarse search: the query shrunk once to about twice its largest template, then to each template size. */
-function searchSizes(cv: Cv, track: Track, query: Mat, target: Mat, targetScale: number): Placement | null {
+function searchSizes(cv: Cv, track: Track, query: Mat, target: Mat, targetScale: number, by: PlacedBy): Placement | null {
   const image = shrunk(cv, track, target, Math.max(1, Math.round(target.cols * targetScale)), Math.max(1, Math.round(target.rows * targetScale)));
   const aspect = query.rows / query.cols;
   const sizes: Array<[number, number]> = [];
@@ -92,11 +107,11 @@ function searchSizes(cv: Cv, track: Track, query: Mat, target: Mat, targetScale:
   if (aspect * image.cols > image.rows) {
     for (let share = 1; share >= SMALLEST_SHARE; share /= SHARE_STEP) sizes.push([Math.round((image.rows * share) / aspect), Math.round(image.rows * share)]);
   }
-  return bestPlacement(cv, track, image, reduced(cv, track, query, Math.max(...sizes.map(([w]) => w))), sizes, targetScale);
+  return bestPlacement(cv, track, image, reduced(cv, track, query, Math.max(...sizes.map(([w]) => w))), sizes, targetScale, by);
 }
 
 /** The coarse placement refined: the sizes around it, at FINE_SIDE, within REFINE_MARGIN of it. */
-function refine(cv: Cv, track: Track, query: Mat, target: Mat, coarse: Placement, targetScale: number): CropPlacement {
+function refine(cv: Cv, track: Track, query: Mat, target: Mat, coarse: Placement, targetScale: number, by: PlacedBy): CropPlacement {
   const width = Math.max(1, Math.round(target.cols * targetScale));
   const height = Math.max(1, Math.round(target.rows * targetScale));
   const image = shrunk(cv, track, target, width, height);
@@ -108,26 +123,36 @@ function refine(cv: Cv, track: Track, query: Mat, target: Mat, coarse: Placement
   const right = Math.min(width, Math.round(coarse.x * ratio) + largestWidth + REFINE_MARGIN);
   const bottom = Math.min(height, Math.round(coarse.y * ratio) + largestHeight + REFINE_MARGIN);
   const window = track(image.roi(new cv.Rect(left, top, right - left, bottom - top)));
-  const fine = bestPlacement(cv, track, window, reduced(cv, track, query, largestWidth), sizes, targetScale, [left, top]) ?? rescaled(coarse, ratio);
+  const fine = bestPlacement(cv, track, window, reduced(cv, track, query, largestWidth), sizes, targetScale, by, [left, top]) ?? rescaled(coarse, ratio);
   // Query pixel (u, v) lies at target pixel ((x + u·kx) / s, (y + v·ky) / s), kx and ky the template's shrink.
   const kx = fine.width / query.cols;
   const ky = fine.height / query.rows;
-  return { transform: [targetScale / kx, 0, -fine.x / kx, 0, targetScale / ky, -fine.y / ky, 0, 0, 1], correlation: fine.correlation };
+  return { transform: [targetScale / kx, 0, -fine.x / kx, 0, targetScale / ky, -fine.y / ky, 0, 0, 1], agreement: fine.agreement };
 }
 
 /** The best placement over the template sizes in `image` (the target at `targetScale`); null when none fits. */
-function bestPlacement(cv: Cv, track: Track, image: Mat, query: Mat, sizes: Array<[number, number]>, targetScale: number, offset: [number, number] = [0, 0]): Placement | null {
+function bestPlacement(cv: Cv, track: Track, image: Mat, query: Mat, sizes: Array<[number, number]>, targetScale: number, by: PlacedBy, offset: [number, number] = [0, 0]): Placement | null {
   let best: Placement | null = null;
   for (const [width, height] of sizes) {
     if (width > image.cols || height > image.rows || Math.min(width, height) < MIN_TEMPLATE_SIDE) continue;
     const scores = track(new cv.Mat());
-    cv.matchTemplate(image, shrunk(cv, track, query, width, height), scores, cv.TM_CCOEFF_NORMED);
-    const { maxVal, maxLoc } = cv.minMaxLoc(scores);
-    // A flat template correlates as NaN or infinity: nothing to place by.
-    if (!Number.isFinite(maxVal) || maxVal > 1.0001) continue;
-    if (!best || maxVal > best.correlation) best = { targetScale, width, height, x: maxLoc.x + offset[0], y: maxLoc.y + offset[1], correlation: maxVal };
+    cv.matchTemplate(image, shrunk(cv, track, query, width, height), scores, by === 'levels' ? cv.TM_SQDIFF : cv.TM_CCOEFF_NORMED);
+    const { maxVal, maxLoc, minVal, minLoc } = cv.minMaxLoc(scores);
+    const [score, at] = by === 'levels' ? [levelAgreement(minVal, width * height), minLoc] : [maxVal, maxLoc];
+    // A flat template correlates as NaN or infinity: nothing to place by (its levels can still be compared).
+    if (!Number.isFinite(score) || score > 1.0001) continue;
+    if (!best || score > best.agreement) best = { targetScale, width, height, x: at.x + offset[0], y: at.y + offset[1], agreement: score };
   }
   return best;
+}
+
+/**
+ * A sum of squared grey differences over `pixels` as an agreement of 1 (the same levels) down to 0 (LEVEL_SCALE levels
+ * apart on average, root mean square) and below.
+ */
+function levelAgreement(squaredDifferences: number, pixels: number): number {
+  // The FFT behind matchTemplate can leave a perfect fit's sum a hair below zero.
+  return 1 - Math.sqrt(Math.max(0, squaredDifferences) / pixels) / LEVEL_SCALE;
 }
 
 /** `image` at `width` and its shape, blurred by BLUR_SIGMA. */
