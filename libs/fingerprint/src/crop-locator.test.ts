@@ -12,7 +12,6 @@ async function evidence(rgb: RgbImage) {
   return { rgb, features: await extractFeatures(toGray(rgb)) };
 }
 
-
 /** A two-stop linear gradient, dark brown to pale sand: not a corner in it. */
 const GRADIENT = ['hsl(30,70%,18%)', 'hsl(45,65%,70%)'];
 

@@ -328,6 +328,12 @@ export async function confirmPlacedCrop(query: ImageEvidence & { gray?: GrayImag
   return { ...fit, score: Math.round(DEFAULT_MIN_SCORE * placed.correlation * 100) / 100 };
 }
 
+/** A placed crop whose colours agree: the map of target pixels to query pixels, and their colour correlation. */
+interface ColourPlacement {
+  transform: Homography;
+  correlation: number;
+}
+
 /**
  * `query` placed in `target` by its pixels (`locateCrop`): the map of target pixels to query pixels, and the colour
  * correlation of the query with the part of the target it covers; null when it is not placed or its colours disagree
@@ -337,11 +343,13 @@ export async function confirmPlacedCrop(query: ImageEvidence & { gray?: GrayImag
  * In a probe on the matching benchmark's family images, every crop so placed had colours correlating at 0.999 or more
  * in the correlation's place, while the placements in other images correlated at most 0.81 (most under 0.7).
  */
-async function placeByPixels(query: RgbImage, queryGray: GrayImage, target: RgbImage, targetGray: GrayImage): Promise<{ transform: Homography; correlation: number } | null> {
+async function placeByPixels(query: RgbImage, queryGray: GrayImage, target: RgbImage, targetGray: GrayImage): Promise<ColourPlacement | null> {
   const byCorrelation = await locateCrop(queryGray, targetGray, 'correlation');
   if (!byCorrelation) return null;
   const likeness = await placedLikeness(query, target, byCorrelation);
-  if (likeness.meanDifference <= PLACED_LIKENESS_MAX_DIFFERENCE || likeness.correlation < PLACED_LIKENESS_MIN_CORRELATION) return agreeing(byCorrelation, likeness);
+  const placed = agreeing(byCorrelation, likeness);
+  // Refused although its colours correlate: they vary as the query's do, at other levels.
+  if (placed || likeness.correlation < PLACED_LIKENESS_MIN_CORRELATION) return placed;
   const byLevels = await locateCrop(queryGray, targetGray, 'levels');
   return byLevels && agreeing(byLevels, await placedLikeness(query, target, byLevels));
 }
@@ -359,7 +367,7 @@ function placedLikeness(query: RgbImage, target: RgbImage, placement: CropPlacem
 }
 
 /** A placement with its colour correlation when its colours agree (PLACED_LIKENESS_*), else null. */
-function agreeing(placement: CropPlacement, { correlation, meanDifference }: { correlation: number; meanDifference: number }): { transform: Homography; correlation: number } | null {
+function agreeing(placement: CropPlacement, { correlation, meanDifference }: { correlation: number; meanDifference: number }): ColourPlacement | null {
   if (correlation < PLACED_LIKENESS_MIN_CORRELATION || meanDifference > PLACED_LIKENESS_MAX_DIFFERENCE) return null;
   return { transform: placement.transform, correlation };
 }
