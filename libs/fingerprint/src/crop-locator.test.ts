@@ -78,6 +78,17 @@ describe('placing a crop by its pixels', () => {
     }
   });
 
+  it('confirms a quarter of a fine tile lattice, whose rings a 48 px comparison would blur into one colour', async () => {
+    // 24 px tiles: a quarter holds 25 across, two pixels each at 48 px wide.
+    const lattice = await ringTiles('hsl(35,45%,62%)', 'hsl(225,45%,35%)', 24);
+    const quarter = await evidence(await edit.jpeg(await edit.crop(lattice, edit.cropBox(lattice, 0.25, 0.3, 0.6)), 60));
+    const match = await confirmPlacedCrop(quarter, await evidence(await edit.scale(lattice, 0.5)));
+    expect(match).not.toBeNull();
+    expect(match!.target_overlap_percent).toBeGreaterThan(20);
+    expect(match!.target_overlap_percent).toBeLessThan(30);
+    expect(await confirmPlacedCrop(quarter, await evidence(await ringTiles('hsl(35,45%,62%)', 'hsl(125,45%,35%)', 24)))).toBeNull();
+  });
+
   it('confirms no crop in another smooth wallpaper or in tiles of other glazes', async () => {
     const query = await evidence(await edit.crop(await smoothWallpaper(1), edit.cropBox(await smoothWallpaper(1), 0.25)));
     for (const seed of [2, 3, 4, 5, 6]) expect(await confirmPlacedCrop(query, await evidence(await smoothWallpaper(seed)))).toBeNull();
