@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { locateCrop } from './crop-locator';
+import { finerThanCoarse, locateCrop, TEXTURE_SIDE_SCALE } from './crop-locator';
 import { confirmPlacedCrop, UPRIGHT_CHECK } from './dense-confirm';
 import { extractFeatures } from './features';
 import { applyHomography } from './geometry';
 import * as edit from './testing/edits';
-import { linearGradient, ringTiles, smoothWallpaper, toGray } from './testing/synthetic-images';
+import { linearGradient, ringTiles, smoothWallpaper, toGray, twillWeave } from './testing/synthetic-images';
 import type { RgbImage } from './types';
 import { DEFAULT_MIN_SCORE } from './verify';
 
@@ -87,6 +87,22 @@ describe('placing a crop by its pixels', () => {
     expect(match!.target_overlap_percent).toBeGreaterThan(20);
     expect(match!.target_overlap_percent).toBeLessThan(30);
     expect(await confirmPlacedCrop(quarter, await evidence(await ringTiles('hsl(35,45%,62%)', 'hsl(125,45%,35%)', 24)))).toBeNull();
+  });
+
+  it('places a quarter of a weave too fine for the coarse search at twice its sides', async () => {
+    // A 3/3 twill of 12 px threads, stored as a search reads it (300 px high): at the coarse size a thread is a pixel.
+    const weave = await twillWeave(12, 3, 1367, 854);
+    const quarter = await edit.jpeg(await edit.crop(weave, edit.cropBox(weave, 0.25, 0.3, 0.6)), 60);
+    const stored = await edit.scale(weave, 300 / 854);
+    expect(await finerThanCoarse(toGray(quarter))).toBe(true);
+    expect(await finerThanCoarse(toGray(await smoothWallpaper(1)))).toBe(false);
+    expect(await locateCrop(toGray(quarter), toGray(stored))).toBeNull();
+    const placed = (await locateCrop(toGray(quarter), toGray(stored), 'correlation', TEXTURE_SIDE_SCALE))!;
+    expect(Math.abs((placed.transform[0] * 300) / 854 - 1)).toBeLessThan(0.03);
+    const match = await confirmPlacedCrop(await evidence(quarter), await evidence(stored));
+    expect(match).not.toBeNull();
+    expect(match!.target_overlap_percent).toBeGreaterThan(22);
+    expect(match!.target_overlap_percent).toBeLessThan(28);
   });
 
   it('confirms no crop in another smooth wallpaper or in tiles of other glazes', async () => {

@@ -1,5 +1,5 @@
 import { colourLikeness } from './colour-likeness';
-import { locateCrop, type CropPlacement } from './crop-locator';
+import { finerThanCoarse, locateCrop, TEXTURE_SIDE_SCALE, type CropPlacement } from './crop-locator';
 import { enhancedScore } from './enhanced-score';
 import { applyHomography, invert, multiply, type Homography } from './geometry';
 import { matchMetrics } from './match-metrics';
@@ -341,16 +341,25 @@ interface ColourPlacement {
  * placed again by its levels: correlation ignores a template's mean and contrast, so a crop of a smooth gradient
  * correlates as well wherever the gradient runs its way, at any size, and the best of those is seldom its own place.
  * In a probe on the matching benchmark's family images, every crop so placed had colours correlating at 0.999 or more
- * in the correlation's place, while the placements in other images correlated at most 0.81 (most under 0.7).
+ * in the correlation's place, while the placements in other images correlated at most 0.81 (most under 0.7). A query
+ * whose pattern is finer than the coarse search shows (`finerThanCoarse`) and is not placed is placed again at twice the
+ * search's sides (TEXTURE_SIDE_SCALE).
  */
 async function placeByPixels(query: RgbImage, queryGray: GrayImage, target: RgbImage, targetGray: GrayImage): Promise<ColourPlacement | null> {
-  const byCorrelation = await locateCrop(queryGray, targetGray, 'correlation');
+  const placed = await placeAtSides(query, queryGray, target, targetGray, 1);
+  if (placed || !(await finerThanCoarse(queryGray))) return placed;
+  return placeAtSides(query, queryGray, target, targetGray, TEXTURE_SIDE_SCALE);
+}
+
+/** `placeByPixels` at `sideScale` times the template search's sides. */
+async function placeAtSides(query: RgbImage, queryGray: GrayImage, target: RgbImage, targetGray: GrayImage, sideScale: number): Promise<ColourPlacement | null> {
+  const byCorrelation = await locateCrop(queryGray, targetGray, 'correlation', sideScale);
   if (!byCorrelation) return null;
   const likeness = await placedLikeness(query, target, byCorrelation);
   const placed = agreeing(byCorrelation, likeness);
   // Refused although its colours correlate: they vary as the query's do, at other levels.
   if (placed || likeness.correlation < PLACED_LIKENESS_MIN_CORRELATION) return placed;
-  const byLevels = await locateCrop(queryGray, targetGray, 'levels');
+  const byLevels = await locateCrop(queryGray, targetGray, 'levels', sideScale);
   return byLevels && agreeing(byLevels, await placedLikeness(query, target, byLevels));
 }
 

@@ -109,6 +109,23 @@ export async function ringTiles(glaze: string, ink: string, tile = 64, width = 1
   return toRgb(sharp(Buffer.from(svg)));
 }
 
+/**
+ * A twill of `thread` px threads, warp and weft of two hues crossing over each other `twill` threads at a time (1: a
+ * plain weave): a fine pattern whose every square has twins, which shrunk for a coarse search is one colour.
+ */
+export async function twillWeave(thread: number, twill: number, width = 1200, height = 680): Promise<RgbImage> {
+  const cells: string[] = [];
+  const inset = Math.round(thread * 0.12);
+  for (let y = 0, j = 0; y < height; y += thread, j++) {
+    for (let x = 0, i = 0; x < width; x += thread, i++) {
+      if (Math.floor((i + j * twill) / twill) % 2 === 0) cells.push(`<rect x="${x + inset}" y="${y}" width="${thread - 2 * inset}" height="${thread}" fill="hsl(${200 + (i % 7) * 2},45%,38%)"/>`);
+      else cells.push(`<rect x="${x}" y="${y + inset}" width="${thread}" height="${thread - 2 * inset}" fill="hsl(${320 + (j % 5) * 3},40%,65%)"/>`);
+    }
+  }
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}"><rect width="${width}" height="${height}" fill="hsl(200,20%,20%)"/>${cells.join('')}</svg>`;
+  return toRgb(sharp(Buffer.from(svg)));
+}
+
 /** Rows of flat sky above `flatLandscape`'s sun: a fifth of its height, which a border cut takes off (at most a quarter). */
 export const FLAT_LANDSCAPE_SKY = 120;
 
