@@ -92,8 +92,8 @@ interface Placement {
  * The placement of `query` as an upright crop of `target` (any size of it, kept whole, down to SMALLEST_SHARE of the
  * width) whose grey levels agree best (`by`: correlate, or differ least), by template matching (grey: a third of
  * colour's time, and the pixel check that follows sees the colours): over the sizes at COARSE_SIDE, then refined at
- * FINE_SIDE around the best (both `sideScale` times larger, no larger than the target, for patterns finer than
- * COARSE_SIDE shows: TEXTURE_SIDE_SCALE). For copies that keep too few corners for a feature fit (smooth artwork, crops of a
+ * FINE_SIDE around the best (both `sideScale` times larger, no larger than the target: TEXTURE_SIDE_SCALE for patterns
+ * finer than COARSE_SIDE shows). For copies that keep too few corners for a feature fit (smooth artwork, crops of a
  * repeated pattern, where every descriptor has a twin), pixels place them where features cannot. It only proposes a
  * placement; a pixel check decides whether it is a copy. Null when the query fits inside the target at no searched
  * size, or agrees under MIN_COARSE_CORRELATION (MIN_COARSE_LEVEL_AGREEMENT by levels) wherever it fits.
