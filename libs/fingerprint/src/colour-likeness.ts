@@ -38,20 +38,23 @@ const TEXTURE_GAIN = 2;
 export async function colourLikeness(query: RgbImage, target: RgbImage, mirrored = false): Promise<ColourLikeness> {
   const { cv } = await loadOpenCv();
   const [q, t] = withMats((track) => {
-    const shrunk = (img: RgbImage, width: number, mirror: boolean) => {
+    const matOf = (img: RgbImage) => track(cv.matFromArray(img.height, img.width, cv.CV_8UC3, img.data));
+    // Both images to `width` at the query's shape, blurred.
+    const shrunk = (full: ReturnType<typeof matOf>, width: number, mirror: boolean) => {
       const size = new cv.Size(width, Math.max(1, Math.round((width * query.height) / query.width)));
-      const full = track(cv.matFromArray(img.height, img.width, cv.CV_8UC3, img.data));
       const small = track(new cv.Mat());
       cv.resize(full, small, size, 0, 0, cv.INTER_AREA);
       if (mirror) cv.flip(small, small, 1);
       cv.GaussianBlur(small, small, new cv.Size(0, 0), LIKENESS_BLUR_SIGMA);
       return Uint8Array.from(small.data as Uint8Array);
     };
-    const small = shrunk(query, LIKENESS_WIDTH, false);
-    const finer = shrunk(query, TEXTURE_WIDTH, false);
+    // The query is read into OpenCV once and shrunk to both widths: which one compares depends on both.
+    const queryMat = matOf(query);
+    const small = shrunk(queryMat, LIKENESS_WIDTH, false);
+    const finer = shrunk(queryMat, TEXTURE_WIDTH, false);
     const variance = channelVariance(small);
     const width = variance < TEXTURE_FLAT_VARIANCE && channelVariance(finer) >= TEXTURE_GAIN * variance ? TEXTURE_WIDTH : LIKENESS_WIDTH;
-    return [width === LIKENESS_WIDTH ? small : finer, shrunk(target, width, mirrored)];
+    return [width === LIKENESS_WIDTH ? small : finer, shrunk(matOf(target), width, mirrored)];
   });
   // Covariances and variances summed over the channels (each about its own mean): a channel weighs as much as it
   // varies, so a nearly flat one (a gradient between two shades of one hue) adds its JPEG noise without deciding.
