@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { colourLikeness, colourSet } from './colour-set';
+import { colourLikeness, colourSet, colourSetOfShares, colourShares } from './colour-set';
 import * as edit from './testing/edits';
 import { linearGradient, smoothWallpaper, softBlobs, syntheticImage } from './testing/synthetic-images';
 
@@ -45,5 +45,27 @@ describe('colour set', () => {
     expect(colourLikeness(1n << 63n, (1n << 63n) | 1n)).toBeCloseTo(1 / 1.5);
     expect(colourLikeness((1n << 63n) | 1n, 1n << 63n)).toBe(0.5);
     expect(colourLikeness(0n, 0n)).toBe(0);
+  });
+
+  it('gives the shares of its bins, whose set is the image\'s, and whose mix keeps only what covers a percent of the mix', async () => {
+    const images = [await softBlobs(1), await smoothWallpaper(2), await syntheticImage(1), await linearGradient(['#000000', '#ffffff'], 1, 0)];
+    for (const image of images) {
+      const shares = colourShares(image);
+      expect(shares.reduce((t, s) => t + s, 0)).toBeCloseTo(1);
+      expect(colourSetOfShares(shares)).toBe(colourSet(image));
+    }
+    // An even mix of a grey ramp and a coloured scene: a colour bin holding 1-2 % of the scene holds under 1 % of the mix
+    // and is out of its set; one holding 2 % or more stays in. A union of the two sets would keep both.
+    const ramp = colourShares(images[3]);
+    const scene = colourShares(images[2]);
+    const mixed = colourSetOfShares(ramp.map((share, bin) => (share + scene[bin]) / 2));
+    const has = (set: bigint, bin: number) => ((set >> BigInt(bin)) & 1n) === 1n;
+    const colourBins = Array.from({ length: 56 }, (_, i) => i + 8);
+    const diluted = colourBins.filter((bin) => scene[bin] >= 0.01 && scene[bin] < 0.02);
+    const kept = colourBins.filter((bin) => scene[bin] >= 0.02);
+    expect(diluted.length).toBeGreaterThan(0);
+    expect(kept.length).toBeGreaterThan(0);
+    for (const bin of diluted) expect(has(colourSet(images[2]), bin) && !has(mixed, bin), `bin ${bin}`).toBe(true);
+    for (const bin of kept) expect(has(mixed, bin), `bin ${bin}`).toBe(true);
   });
 });

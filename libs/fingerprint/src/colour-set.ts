@@ -35,6 +35,30 @@ function colourBin(r: number, g: number, b: number): number {
  * family images and 400 photos.
  */
 export function colourSet(img: RgbImage): bigint {
+  const { counts, samples } = binCounts(img);
+  let set = 0n;
+  for (let bin = 0; bin < 64; bin++) if (samples > 0 && counts[bin] >= MIN_BIN_SHARE * samples) set |= 1n << BigInt(bin);
+  return set;
+}
+
+/** The share (0-1) of an image's sampled pixels in each of the 64 bins of `colourSet`; all 0 for an empty image. */
+export function colourShares(img: RgbImage): Float64Array {
+  const { counts, samples } = binCounts(img);
+  return Float64Array.from(counts, (count) => (samples > 0 ? count / samples : 0));
+}
+
+/**
+ * The colour set of a mix of images' bin shares (`colourShares`, weighed by the part of a frame each covers): the bins
+ * of at least MIN_BIN_SHARE, as `colourSet` keeps them for one image's pixels.
+ */
+export function colourSetOfShares(shares: Float64Array): bigint {
+  let set = 0n;
+  for (let bin = 0; bin < 64; bin++) if (shares[bin] >= MIN_BIN_SHARE) set |= 1n << BigInt(bin);
+  return set;
+}
+
+/** Samples per bin over a grid of SAMPLES_PER_SIDE along the image's smaller side. */
+function binCounts(img: RgbImage): { counts: Uint32Array; samples: number } {
   const { width, height, data } = img;
   const step = Math.max(1, Math.floor(Math.min(width, height) / SAMPLES_PER_SIDE));
   const counts = new Uint32Array(64);
@@ -46,9 +70,7 @@ export function colourSet(img: RgbImage): bigint {
       samples++;
     }
   }
-  let set = 0n;
-  for (let bin = 0; bin < 64; bin++) if (samples > 0 && counts[bin] >= MIN_BIN_SHARE * samples) set |= 1n << BigInt(bin);
-  return set;
+  return { counts, samples };
 }
 
 /**
