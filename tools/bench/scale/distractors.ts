@@ -15,7 +15,7 @@
  * Everything follows from the distractor's number: the benchmark stores only its row and words, and synthesises its
  * features when a search verifies it, and its normalised copy when a search reads it.
  */
-import { Features, seededRandom } from '@loupe/fingerprint';
+import { colourSetOfShares, Features, seededRandom } from '@loupe/fingerprint';
 import { NORMALIZED_JPEG_QUALITY } from '@loupe/jobs';
 import sharp, { type OverlayOptions } from 'sharp';
 
@@ -23,8 +23,8 @@ export interface SourceImage {
   features: Features;
   /** One visual word per keypoint, in keypoint order. */
   words: Uint32Array;
-  /** Its colour set (`colourSet`), 0 when its row has none. */
-  colourSet: bigint;
+  /** The share of its stored copy's pixels in each colour bin (`colourShares`). */
+  colourShares: Float64Array;
   /** The blob key of its stored normalised JPEG, the frame its features' coordinates refer to. */
   normBlobKey: string;
 }
@@ -38,7 +38,11 @@ const DESCRIPTOR_BYTES = 32;
 export interface Distractor {
   features: Features;
   words: Uint32Array;
-  /** The colours of its patches' images together: a collage has about the colours of what it is cut from. */
+  /**
+   * The colour set of its copy (`colourSetOfShares`): each patch's image's colours weighed by the part of the frame the
+   * patch shows, the rest its first image's (the background). A union of the images' sets would be a set of a dozen
+   * bins or more, a superset of what a collage shows, which a query's colours are more often all in.
+   */
   colourSet: bigint;
   /** Its patches, first to last (a later one covers an earlier one where they overlap). */
   patches: Patch[];
@@ -61,10 +65,8 @@ export function distractor(sources: readonly SourceImage[], seed: number): Distr
   const patches = 3 + Math.floor(rand() * 4);
   const picked: Array<{ source: SourceImage; index: number; x: number; y: number }> = [];
   const placed: Patch[] = [];
-  let colourSet = 0n;
   for (let p = 0; p < patches; p++) {
     const source = sources[Math.floor(rand() * sources.length)];
-    colourSet |= source.colourSet;
     const { width, height, count, xy } = source.features;
     const w = width * (0.35 + rand() * 0.35);
     const h = height * (0.35 + rand() * 0.35);
@@ -97,7 +99,27 @@ export function distractor(sources: readonly SourceImage[], seed: number): Distr
     descriptors.set(source.features.descriptors.subarray(index * DESCRIPTOR_BYTES, (index + 1) * DESCRIPTOR_BYTES), k * DESCRIPTOR_BYTES);
     words[k] = source.words[index];
   });
-  return { features: { width: FRAME_WIDTH, height: FRAME_HEIGHT, count: n, xy, meta, descriptors }, words, colourSet, patches: placed };
+  return { features: { width: FRAME_WIDTH, height: FRAME_HEIGHT, count: n, xy, meta, descriptors }, words, colourSet: collageColours(placed), patches: placed };
+}
+
+/** Cells per side of the grid over which `collageColours` finds which patch shows where. */
+const COLOUR_GRID = 32;
+
+/** The colour set of a collage's copy: at each cell of a grid, the colours of the image the last patch there shows. */
+function collageColours(patches: readonly Patch[]): bigint {
+  const shares = new Float64Array(64);
+  const cell = 1 / (COLOUR_GRID * COLOUR_GRID);
+  for (let gy = 0; gy < COLOUR_GRID; gy++) {
+    for (let gx = 0; gx < COLOUR_GRID; gx++) {
+      const x = ((gx + 0.5) * FRAME_WIDTH) / COLOUR_GRID;
+      const y = ((gy + 0.5) * FRAME_HEIGHT) / COLOUR_GRID;
+      let shown = patches[0];
+      for (const p of patches) if (x >= p.x && x < p.x + p.width && y >= p.y && y < p.y + p.height) shown = p;
+      const from = shown.source.colourShares;
+      for (let bin = 0; bin < 64; bin++) shares[bin] += from[bin] * cell;
+    }
+  }
+  return colourSetOfShares(shares);
 }
 
 /** Blur of the background: smooth enough to hold no corner, so every keypoint the distractor has lies in a patch. */

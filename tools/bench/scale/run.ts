@@ -25,7 +25,7 @@
  *     (the patches' pixels) are composed when a search first reads one; a search that composed one is timed again.
  * Held-out photos (the remaining sixth) are never in the collection: their edits measure false positives.
  */
-import { deserializeFeatures, extractFeatures, searchVocabulary, seededRandom, serializeFeatures, verifyMatch, VoteThread, type Features } from '@loupe/fingerprint';
+import { colourSet, colourShares, deserializeFeatures, extractFeatures, searchVocabulary, seededRandom, serializeFeatures, verifyMatch, VoteThread, type Features } from '@loupe/fingerprint';
 import { cropImage, findContentBox, grayImageOf, normalizeImage } from '@loupe/imaging';
 import { createWorkerServices, IndexSnapshots, JobKind, LocalCollectionIndex, MatchIndexCache, MAX_VERIFIED, mergeShortlists, nativeScaleWords, stagingKey, type IngestPayload, type IngestResult, type SearchPayload, type SearchResult, type StepTimes, type WorkerServices } from '@loupe/jobs';
 import { loadConfig, openInfrastructure, type Infrastructure } from '@loupe/runtime';
@@ -116,6 +116,8 @@ const generatedBlobKey = /^generated\/(\d+)\/normalized\.jpg$/;
 class SynthesisingBlobs implements BlobStore {
   readonly kind = 'folder' as const;
   composed = 0;
+  /** The colour set each composed copy was given (its row's) and the one its pixels have, as ingest would compute it. */
+  readonly colourChecks: Array<{ stored: bigint; composed: bigint }> = [];
   private readonly copies = new Map<string, Buffer>();
 
   constructor(
@@ -131,6 +133,7 @@ class SynthesisingBlobs implements BlobStore {
       copy = await distractorJpeg(this.repository.sources, Number(generated[1]), async (sourceKey) => (await this.folder.get(sourceKey))!);
       this.copies.set(key, copy);
       this.composed++;
+      this.colourChecks.push({ stored: distractor(this.repository.sources, Number(generated[1])).colourSet, composed: colourSet(await normalizeImage(copy, { preferredSide: PREFERRED_SIDE })) });
     }
     return copy;
   }
@@ -277,7 +280,8 @@ interface SizeReport {
   decodeMs: number[];
   voteAndVerifyMs: number[];
   /** Per search, its time and its steps as the search reported them (`SearchResult.steps`). */
-  stepped: Array<{ ms: number; steps: StepTimes }>;
+  /** Every search's time and steps, with its edit (and whether its image is in the collection). */
+  stepped: Array<{ ms: number; cpuMs: number; steps: StepTimes; label: string }>;
   /** The recall hits by the step of the search that found them: their edits. */
   foundBy: Map<string, string[]>;
   /** Per query, the vote alone over the loaded index (every word list of the query), outside the search. */
@@ -381,12 +385,12 @@ async function measureLoads(b: Bench, warm: Buffer, queries: Query[], report: Si
 }
 
 /** Adds a search's times to the size's report, and gives it back. */
-function recordSearch<S extends { result: SearchResult; ms: number; cpuMs: number }>(report: SizeReport, searched: S): S {
+function recordSearch<S extends { result: SearchResult; ms: number; cpuMs: number }>(report: SizeReport, searched: S, label: string): S {
   report.searchMs.push(searched.ms);
   report.searchCpuMs.push(searched.cpuMs);
   report.decodeMs.push(searched.result.time_resize * 1000);
   report.voteAndVerifyMs.push(searched.result.time_search * 1000);
-  report.stepped.push({ ms: searched.ms, steps: searched.result.steps ?? {} });
+  report.stepped.push({ ms: searched.ms, cpuMs: searched.cpuMs, steps: searched.result.steps ?? {}, label });
   return searched;
 }
 
@@ -402,7 +406,7 @@ async function timedSearch(b: Bench, data: Buffer, flip: boolean): Promise<{ res
 
 async function runQueries(b: Bench, queries: Query[], fprQueries: Query[], report: SizeReport): Promise<void> {
   for (const q of queries) {
-    const { result, ms } = recordSearch(report, await timedSearch(b, q.data, q.edit.flip === true));
+    const { result, ms } = recordSearch(report, await timedSearch(b, q.data, q.edit.flip === true), q.edit.name);
     report.searchMsOf.inCollection.push(ms);
     report.queries++;
     const first = result.items[0]?.filepath;
@@ -420,7 +424,7 @@ async function runQueries(b: Bench, queries: Query[], fprQueries: Query[], repor
     }
   }
   for (const q of fprQueries) {
-    const { result, ms } = recordSearch(report, await timedSearch(b, q.data, false));
+    const { result, ms } = recordSearch(report, await timedSearch(b, q.data, false), `${q.edit.name} (outside)`);
     report.searchMsOf.outside.push(ms);
     report.fpr.queries++;
     if (result.items.length > 0) report.fpr.positives++;
@@ -448,12 +452,16 @@ const describeMiss = (m: Miss) =>
   `${m.edit} of ${m.filepath} (rank ${describeRank(m.voteRank)}${m.mergedRank !== undefined ? `; at its own scale ${describeRank(m.nativeRank)}, merged ${m.mergedRank ?? `>${MAX_VERIFIED}`}` : ''}${m.aloneScore === null ? ', alone: no match' : `, alone: ${m.aloneScore}`}${m.answered ? `, answered ${m.answered}` : ''})`;
 
 async function loadSources(b: Bench): Promise<SourceImage[]> {
-  const { rows } = await b.infra.db.query<{ words: Buffer; features: Buffer; colour_set: string | null; norm_blob_key: string }>(
-    `SELECT w.words, f.features, w.colour_set::text AS colour_set, i.norm_blob_key FROM images i JOIN image_words w ON w.image_pk = i.id JOIN image_features f ON f.image_pk = i.id
+  const { rows } = await b.infra.db.query<{ words: Buffer; features: Buffer; norm_blob_key: string }>(
+    `SELECT w.words, f.features, i.norm_blob_key FROM images i JOIN image_words w ON w.image_pk = i.id JOIN image_features f ON f.image_pk = i.id
       WHERE i.account_id = $1 AND i.filepath LIKE 'pool/%' AND f.feature_count >= 100 ORDER BY i.id LIMIT $2`,
     [b.accountId, SOURCE_IMAGES],
   );
-  return rows.map((r) => ({ features: deserializeFeatures(r.features), words: decodeWords(r.words), colourSet: BigInt(r.colour_set ?? 0), normBlobKey: r.norm_blob_key }));
+  // The colours of each stored copy, which a distractor's colour set is composed of (`distractor`).
+  const colourSharesOf = async (normBlobKey: string) => colourShares(await normalizeImage((await b.blobs.get(normBlobKey))!, { preferredSide: PREFERRED_SIDE }));
+  const sources: SourceImage[] = [];
+  for (const r of rows) sources.push({ features: deserializeFeatures(r.features), words: decodeWords(r.words), colourShares: await colourSharesOf(r.norm_blob_key), normBlobKey: r.norm_blob_key });
+  return sources;
 }
 
 /** Inserts generated distractor rows and their words, ROWS_PER_STATEMENT at a time; returns rows per second. */
@@ -491,17 +499,31 @@ async function addGenerated(b: Bench, from: number, to: number, vocabulary: stri
 
 const p50p95 = (xs: number[]) => `${Math.round(pct(xs, 50))} / ${Math.round(pct(xs, 95))} ms`;
 /** The slowest tenth of a size's searches: their mean time per step (ms), in the order the steps come. */
-function slowestTenthSteps(r: SizeReport): { searches: number; ms: number; steps: Array<[string, number]> } {
+function slowestTenthSteps(r: SizeReport): { searches: number; ms: number; cpuMs: number; steps: Array<[string, number]>; edits: string } {
   const slowest = [...r.stepped].sort((a, b) => b.ms - a.ms).slice(0, Math.max(1, Math.round(r.stepped.length / 10)));
-  return { searches: slowest.length, ms: Math.round(slowest.reduce((t, s) => t + s.ms, 0) / slowest.length), steps: meanSteps(slowest.map((s) => s.steps)) };
+  const byEdit = new Map<string, number>();
+  for (const s of slowest) byEdit.set(s.label, (byEdit.get(s.label) ?? 0) + 1);
+  const edits = [...byEdit].sort((a, b) => b[1] - a[1]).map(([label, n]) => `${label} ×${n}`).join(', ');
+  const mean = (of: (s: (typeof slowest)[number]) => number) => Math.round(slowest.reduce((t, s) => t + of(s), 0) / slowest.length);
+  return { searches: slowest.length, ms: mean((s) => s.ms), cpuMs: mean((s) => s.cpuMs), steps: meanSteps(slowest.map((s) => s.steps)), edits };
 }
 /** The recall hits per step that found them; the edits of those found past the verification rounds. */
 const describeFoundBy = (r: SizeReport) =>
   [...r.foundBy].map(([step, edits]) => `${step} ${edits.length}${step === 'verification' ? '' : ` (${edits.join(', ')})`}`).join('; ');
 const describeSteps = (r: SizeReport) => {
-  const { searches, ms, steps } = slowestTenthSteps(r);
-  return `slowest ${searches}: ${ms} ms = ${steps.map(([step, t]) => `${step} ${t}`).join(' + ')}`;
+  const { searches, ms, cpuMs, steps, edits } = slowestTenthSteps(r);
+  return `slowest ${searches}: ${ms} ms (CPU ${cpuMs} ms) = ${steps.map(([step, t]) => `${step} ${t}`).join(' + ')} (${edits})`;
 };
+
+const bins = (set: bigint) => set.toString(2).replace(/0/g, '').length;
+/** How the colour sets given to generated rows compare with those of their composed copies' pixels. */
+function describeColourChecks(checks: ReadonlyArray<{ stored: bigint; composed: bigint }>): string {
+  if (checks.length === 0) return 'colour sets of composed copies: none composed';
+  const mean = (of: (c: (typeof checks)[number]) => number) => (checks.reduce((t, c) => t + of(c), 0) / checks.length).toFixed(1);
+  const supersets = checks.filter((c) => (c.stored & c.composed) === c.composed && c.stored !== c.composed).length;
+  const equal = checks.filter((c) => c.stored === c.composed).length;
+  return `colour sets of ${checks.length} composed copies: ${mean((c) => bins(c.stored))} bins given to their rows against ${mean((c) => bins(c.composed))} in their pixels, ${mean((c) => bins(c.stored & c.composed))} shared; given = pixels' ${equal}, a strict superset ${supersets}`;
+}
 
 const stages = (r: SizeReport) => `image in the collection ${p50p95(r.searchMsOf.inCollection)}, not in it ${p50p95(r.searchMsOf.outside)}; CPU ${p50p95(r.searchCpuMs)}; decode ${p50p95(r.decodeMs)}; vote + verification ${p50p95(r.voteAndVerifyMs)}; vote alone ${p50p95(r.voteMs)}, shared with a thread ${p50p95(r.sharedVoteMs)}`;
 
@@ -639,6 +661,7 @@ async function main(): Promise<void> {
     log(`  ${describeSteps(report)}`);
     log(`  found by: ${describeFoundBy(report)}; distractor copies read by the second chances: ${report.distractorCopiesRead}`);
     log(`  misses: ${report.misses.map(describeMiss).join('; ') || 'none'}`);
+    log(`  ${describeColourChecks(b.blobs.colourChecks)}`);
     reports.push(report);
   }
   const section = render(reports, {
