@@ -138,9 +138,10 @@ class SynthesisingBlobs implements BlobStore {
     return copy;
   }
 
-  /** Drops the composed copies, so they do not count in the memory a size's index load measures. */
+  /** Drops the composed copies, so they do not count in the memory a size's index load measures, and their checks. */
   forget(): void {
     this.copies.clear();
+    this.colourChecks.length = 0;
   }
 
   put(key: string, data: Buffer, contentType?: string): Promise<void> {
@@ -279,8 +280,10 @@ interface SizeReport {
   /** Per search: the query's decode and normalisation (time_resize), and vote + verification (time_search). */
   decodeMs: number[];
   voteAndVerifyMs: number[];
-  /** Per search, its time and its steps as the search reported them (`SearchResult.steps`). */
-  /** Every search's time and steps, with its edit (and whether its image is in the collection). */
+  /**
+   * Per search, its time, CPU time and steps as the search reported them (`SearchResult.steps`), and its edit ("outside"
+   * for a held-out photo's).
+   */
   stepped: Array<{ ms: number; cpuMs: number; steps: StepTimes; label: string }>;
   /** The recall hits by the step of the search that found them: their edits. */
   foundBy: Map<string, string[]>;
