@@ -38,12 +38,6 @@ const DESCRIPTOR_BYTES = 32;
 export interface Distractor {
   features: Features;
   words: Uint32Array;
-  /**
-   * The colour set of its copy (`colourSetOfShares`): each patch's image's colours weighed by the part of the frame the
-   * patch shows, the rest its first image's (the background). A union of the images' sets would be a set of a dozen
-   * bins or more, a superset of what a collage shows, which a query's colours are more often all in.
-   */
-  colourSet: bigint;
   /** Its patches, first to last (a later one covers an earlier one where they overlap). */
   patches: Patch[];
 }
@@ -99,14 +93,19 @@ export function distractor(sources: readonly SourceImage[], seed: number): Distr
     descriptors.set(source.features.descriptors.subarray(index * DESCRIPTOR_BYTES, (index + 1) * DESCRIPTOR_BYTES), k * DESCRIPTOR_BYTES);
     words[k] = source.words[index];
   });
-  return { features: { width: FRAME_WIDTH, height: FRAME_HEIGHT, count: n, xy, meta, descriptors }, words, colourSet: collageColours(placed), patches: placed };
+  return { features: { width: FRAME_WIDTH, height: FRAME_HEIGHT, count: n, xy, meta, descriptors }, words, patches: placed };
 }
 
-/** Cells per side of the grid over which `collageColours` finds which patch shows where. */
+/** Cells per side of the grid over which `distractorColours` finds which patch shows where. */
 const COLOUR_GRID = 32;
 
-/** The colour set of a collage's copy: at each cell of a grid, the colours of the image the last patch there shows. */
-function collageColours(patches: readonly Patch[]): bigint {
+/**
+ * The colour set of a distractor's copy (`colourSetOfShares`): at each cell of a grid, the colours of the image the last
+ * patch there shows, the first image's (the background) where none does. A union of the images' sets would be a set of
+ * a dozen bins or more, a superset of what a collage shows, which a query's colours are more often all in. Apart from
+ * `distractor`, which a search's verification calls for every generated candidate, as it costs about 0.1 ms.
+ */
+export function distractorColours({ patches }: Distractor): bigint {
   const shares = new Float64Array(64);
   const cell = 1 / (COLOUR_GRID * COLOUR_GRID);
   for (let gy = 0; gy < COLOUR_GRID; gy++) {

@@ -39,7 +39,7 @@ import { Client } from 'pg';
 import { loadDataset } from '../match/dataset';
 import { EDITS, FPR_EDITS, type Edit } from '../match/edits';
 import { lastStep, machine, meanSteps, pct, shuffle, writeBenchmarkSection } from '../report';
-import { distractor, distractorJpeg, type SourceImage } from './distractors';
+import { distractor, distractorColours, distractorJpeg, type SourceImage } from './distractors';
 import { poolVariant } from './pool-variants';
 
 function flag(name: string): string | undefined {
@@ -133,7 +133,7 @@ class SynthesisingBlobs implements BlobStore {
       copy = await distractorJpeg(this.repository.sources, Number(generated[1]), async (sourceKey) => (await this.folder.get(sourceKey))!);
       this.copies.set(key, copy);
       this.composed++;
-      this.colourChecks.push({ stored: distractor(this.repository.sources, Number(generated[1])).colourSet, composed: colourSet(await normalizeImage(copy, { preferredSide: PREFERRED_SIDE })) });
+      this.colourChecks.push({ stored: distractorColours(distractor(this.repository.sources, Number(generated[1]))), composed: colourSet(await normalizeImage(copy, { preferredSide: PREFERRED_SIDE })) });
     }
     return copy;
   }
@@ -474,7 +474,7 @@ async function addGenerated(b: Bench, from: number, to: number, vocabulary: stri
     const numbers = Array.from({ length: Math.min(ROWS_PER_STATEMENT, to - done) }, (_, k) => done + k);
     const generated = numbers.map((n) => distractor(b.repository.sources, n));
     const words = generated.map((d) => encodeWords(d.words).toString('hex'));
-    const colourSets = generated.map((d) => BigInt.asIntN(64, d.colourSet).toString());
+    const colourSets = generated.map((d) => BigInt.asIntN(64, distractorColours(d)).toString());
     const hashes = numbers.map((n) => BigInt.asIntN(64, BigInt(Math.floor(seededRandom(n)() * 2 ** 52)) * 4099n).toString());
     await b.infra.images.transaction(async (tx) => {
       const { rows } = await tx.query<{ id: number; n: number }>(
