@@ -48,13 +48,13 @@ export async function colourLikeness(query: RgbImage, target: RgbImage, mirrored
       cv.GaussianBlur(small, small, new cv.Size(0, 0), LIKENESS_BLUR_SIGMA);
       return Uint8Array.from(small.data as Uint8Array);
     };
-    // The query is read into OpenCV once and shrunk to both widths: which one compares depends on both.
+    // The query is read into OpenCV once; it is shrunk to TEXTURE_WIDTH only when it is nearly flat at LIKENESS_WIDTH.
     const queryMat = matOf(query);
     const small = shrunk(queryMat, LIKENESS_WIDTH, false);
-    const finer = shrunk(queryMat, TEXTURE_WIDTH, false);
     const variance = channelVariance(small);
-    const width = variance < TEXTURE_FLAT_VARIANCE && channelVariance(finer) >= TEXTURE_GAIN * variance ? TEXTURE_WIDTH : LIKENESS_WIDTH;
-    return [width === LIKENESS_WIDTH ? small : finer, shrunk(matOf(target), width, mirrored)];
+    const finer = variance < TEXTURE_FLAT_VARIANCE ? shrunk(queryMat, TEXTURE_WIDTH, false) : null;
+    const compared = finer && channelVariance(finer) >= TEXTURE_GAIN * variance ? { pixels: finer, width: TEXTURE_WIDTH } : { pixels: small, width: LIKENESS_WIDTH };
+    return [compared.pixels, shrunk(matOf(target), compared.width, mirrored)];
   });
   // Covariances and variances summed over the channels (each about its own mean): a channel weighs as much as it
   // varies, so a nearly flat one (a gradient between two shades of one hue) adds its JPEG noise without deciding.

@@ -89,7 +89,9 @@ async function foundAgain(grey: GrayImage, features: Features): Promise<Int32Arr
     for (let j = 0; j < theirs.count; j++) {
       const [x, y] = copy.back(theirs.xy[2 * j], theirs.xy[2 * j + 1]);
       const key = Math.floor(x / bucket) * 100_000 + Math.floor(y / bucket);
-      near.set(key, [...(near.get(key) ?? []), [j, x, y]]);
+      const bucketed = near.get(key);
+      if (bucketed) bucketed.push([j, x, y]);
+      else near.set(key, [[j, x, y]]);
     }
     for (let i = 0; i < features.count; i++) {
       const [x, y] = [features.xy[2 * i], features.xy[2 * i + 1]];
