@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { colourLikeness, colourSet, colourSetOfShares, colourShares } from './colour-set';
+import { colourLikeness, colourOverlap, colourSet, colourSetOfShares, colourShares, decodeColourShares, encodeColourShares } from './colour-set';
 import * as edit from './testing/edits';
+import type { RgbImage } from './types';
 import { linearGradient, smoothWallpaper, softBlobs, syntheticImage } from './testing/synthetic-images';
 
 const bits = (set: bigint) => set.toString(2).split('').filter((b) => b === '1').length;
@@ -67,5 +68,33 @@ describe('colour set', () => {
     expect(kept.length).toBeGreaterThan(0);
     for (const bin of diluted) expect(has(colourSet(images[2]), bin) && !has(mixed, bin), `bin ${bin}`).toBe(true);
     for (const bin of kept) expect(has(mixed, bin), `bin ${bin}`).toBe(true);
+  });
+
+  it('ranks a copy with a logo pasted on nearer its image by colour shares, where colour sets rank a collage holding all its bins nearer', async () => {
+    const logo = await syntheticImage(5);
+    let setsMisranked = 0;
+    for (const image of [await softBlobs(1), await softBlobs(2), await smoothWallpaper(1), await smoothWallpaper(2)]) {
+      const small = await edit.scale(logo, (0.3 * image.width) / logo.width);
+      const copy = await edit.jpeg(await edit.pasteInto(image, small, Math.round(image.width * 0.6), Math.round(image.height * 0.55)), 70);
+      // The image with the logo's picture over a fifth of it: every colour bin of the copy, in other amounts.
+      const large = await edit.scale(logo, (0.45 * image.width) / logo.width);
+      const collage = await edit.jpeg(await edit.pasteInto(image, large, Math.round(image.width * 0.2), Math.round(image.height * 0.1)), 90);
+      const stored = (img: RgbImage) => decodeColourShares(encodeColourShares(colourShares(img)));
+      const shares = colourShares(copy);
+      expect(colourOverlap(shares, stored(image))).toBeGreaterThan(colourOverlap(shares, stored(collage)) + 0.05);
+      if (colourLikeness(colourSet(copy), colourSet(collage)) > colourLikeness(colourSet(copy), colourSet(image))) setsMisranked++;
+    }
+    // What the shares are for: by sets, the copy lacks none of the collage's bins but several of its image's.
+    expect(setsMisranked).toBeGreaterThan(0);
+  });
+
+  it('stores colour shares in 64 bytes, small shares most precisely', () => {
+    const shares = Float64Array.from({ length: 64 }, (_, bin) => (bin < 32 ? 0.001 * bin : 0));
+    shares[40] = 0.5;
+    const restored = decodeColourShares(encodeColourShares(shares));
+    expect(encodeColourShares(shares)).toHaveLength(64);
+    for (let bin = 0; bin < 64; bin++) expect(Math.abs(restored[bin] - shares[bin])).toBeLessThanOrEqual(Math.sqrt(shares[bin]) / 255 + 1e-5);
+    expect(Math.abs(colourOverlap(shares, restored) - colourOverlap(shares, shares))).toBeLessThan(0.01);
+    expect(() => decodeColourShares(new Uint8Array(63))).toThrow(/Not stored colour shares/);
   });
 });

@@ -21,4 +21,4 @@ export { verifyOnThreads } from './pool/verify-task';
 export { verifyInThisThread, type VerifyBatch } from './verify-batch';
 export { seededRandom } from './random';
 export { differenceHash, hashDistance, GlobalHashIndex } from './global-hash';
-export { colourLikeness, colourSet, colourSetOfShares, colourShares } from './colour-set';
+export { colourLikeness, colourOverlap, colourSet, colourSetOfShares, colourShares, decodeColourShares, encodeColourShares } from './colour-set';

@@ -11,7 +11,7 @@ import {
   collectionCandidateKind,
   CollectionCandidatesPayload,
   ColourCandidate,
-  MOST_COLOUR_CANDIDATES,
+  COLOUR_SHORTLIST,
   COLOUR_MIN_LIKENESS,
   collectionCandidateKinds,
   HashProbe,
@@ -164,7 +164,7 @@ describe('a partitioned collection answers what the whole collection answers', (
       return set & ~(set & -set);
     };
     const mostAlike = (candidates: ColourCandidate[]) =>
-      candidates.length <= MOST_COLOUR_CANDIDATES && candidates.every((c, i) => c.likeness >= COLOUR_MIN_LIKENESS && (i === 0 || c.likeness <= candidates[i - 1].likeness));
+      candidates.length <= COLOUR_SHORTLIST && candidates.every((c, i) => c.likeness >= COLOUR_MIN_LIKENESS && (i === 0 || c.likeness <= candidates[i - 1].likeness));
     const expected = await whole.alikeInColour(ref, cropOf('photos/img-40.jpg'), {});
     expect(expected[0].filepath).toBe('photos/img-40.jpg');
     expect(mostAlike(expected)).toBe(true);

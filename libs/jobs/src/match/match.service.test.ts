@@ -9,7 +9,7 @@ import { ComparePayload, IngestItem, INPUT_REFUSED, MatchItem, QuerySource, Sear
 import { prepareImage } from '../image-preparation';
 import { IngestService } from '../ingest.service';
 import { MATCHING_PREFERRED_SIDE } from '../ingest-policy';
-import { CollectionSearchIndex, GLOBAL_HASH_MAX_DISTANCE, LocalCollectionIndex } from './collection-index';
+import { CollectionSearchIndex, GLOBAL_HASH_MAX_DISTANCE, LocalCollectionIndex, PLAIN_COLOUR_CANDIDATES } from './collection-index';
 import { MatchIndexCache } from './index-cache';
 import { MatchService } from './match.service';
 import { nativeScaleWordsTask } from './native-scale-vote';
@@ -381,6 +381,26 @@ describe('MatchService on a small collection added through ingest', () => {
     const gradient = originals.get(7)!;
     const plainCrop = await staged(await pngOf(await crop(gradient, cropBox(gradient, 0.25, 0.9, 0.3))), 'gradient-crop.png');
     expect(paths((await searching.search(searchPayload(plainCrop))).items)).toEqual(['wallpapers/gradient.png']);
+  }, 60_000);
+
+  it('ranks the images alike in colour by how much of each colour they have: a crop\'s image, last by colour sets, is placed', async () => {
+    const ref = { accountId, service: 'mobile' };
+    const gradient = originals.get(7)!;
+    const plainCrop = await staged(await pngOf(await crop(gradient, cropBox(gradient, 0.25, 0.9, 0.3))), 'gradient-crop.png');
+    // The index's shortlist by colour sets puts every other image first, as a collection of many images holding the
+    // crop's colour bins in other amounts would: more than PLAIN_COLOUR_CANDIDATES of them.
+    const lastByColourSet = indexChanged((local) => ({
+      alikeInColour: async (r, colours, filters) => {
+        const alike = await local.alikeInColour(r, colours, filters);
+        const others = [...(await images.findByPaths(ref, await images.listPaths(ref, 0, 100))).values()].filter((row) => row.filepath !== 'wallpapers/gradient.png');
+        expect(others.length).toBeGreaterThan(PLAIN_COLOUR_CANDIDATES);
+        return [...others.map((row) => ({ imagePk: row.id, filepath: row.filepath, likeness: 1 })), ...alike.filter((c) => c.filepath === 'wallpapers/gradient.png')];
+      },
+    }));
+    expect(paths((await new MatchService(images, matchIndex, blobs, lastByColourSet).search(searchPayload(plainCrop))).items)).toEqual(['wallpapers/gradient.png']);
+    // Without stored shares (rows indexed before they were kept) the shortlist's order stands, and the crop is not placed.
+    const withoutShares = Object.assign(Object.create(matchIndex) as MatchIndexRepository, { colourSharesOf: async () => new Map() });
+    await expect(new MatchService(images, withoutShares, blobs, lastByColourSet).search(searchPayload(plainCrop))).rejects.toMatchObject({ code: INPUT_REFUSED });
   }, 60_000);
 
   it('places the upright copy of a rotated crop in the images most alike it in colour, when the rotated canvas\'s grey leads the query as it is elsewhere', async () => {

@@ -1,11 +1,11 @@
-import { colourSet, sameFrameShape, storedFrame, confirmDense, noSpareThread, SpareRunner, confirmPlacedCrop, confirmSharedDetail, confirmUpright, DenseCheck, UPRIGHT_CHECK, confirmWholeImage, deserializeFeatures, differenceHash, hashDistance, matchInRotatedFrame, mirrorGray, weakFitOptions, worthDenseCheck, enhancedScore, Features, GrayImage, MatchResult, renderOverlay, RgbImage, runInThisThread, TaskRunner, verifyInThisThread, verifyMatch, VerifyBatch } from '@loupe/fingerprint';
+import { colourOverlap, colourSet, colourShares, decodeColourShares, sameFrameShape, storedFrame, confirmDense, noSpareThread, SpareRunner, confirmPlacedCrop, confirmSharedDetail, confirmUpright, DenseCheck, UPRIGHT_CHECK, confirmWholeImage, deserializeFeatures, differenceHash, hashDistance, matchInRotatedFrame, mirrorGray, weakFitOptions, worthDenseCheck, enhancedScore, Features, GrayImage, MatchResult, renderOverlay, RgbImage, runInThisThread, TaskRunner, verifyInThisThread, verifyMatch, VerifyBatch } from '@loupe/fingerprint';
 import { decodeToRgb, findContentBox, findContentInsideFlatBands, NormalizedImage, normalizeImage } from '@loupe/imaging';
 import type { BlobStore, CollectionRef, ImageRepository, MatchIndexRepository } from '@loupe/storage';
 import { CompareResult, ComparePayload, InputRefusedError, MatchItem, QuerySource, SearchPayload, SearchResult } from '../contracts';
 import { Stopwatch } from '../stopwatch';
 import { StepTimer } from '../step-timer';
 import { compareColors } from './color-compare';
-import { COLOUR_CANDIDATES, CollectionSearchIndex, GLOBAL_CANDIDATES, GLOBAL_HASH_MAX_DISTANCE, HashProbe, mergeShortlists, PLAIN_COLOUR_CANDIDATES } from './collection-index';
+import { COLOUR_CANDIDATES, ColourCandidate, CollectionSearchIndex, GLOBAL_CANDIDATES, GLOBAL_HASH_MAX_DISTANCE, HashProbe, mergeShortlists, PLAIN_COLOUR_CANDIDATES } from './collection-index';
 import { storeOverlay } from './overlay-store';
 import { hasDistinctivePoints, LoadedQuery, QueryLoader, tooPlainMessage, UprightQuery, uprightQueryAhead, worthPlacing } from './query-loader';
 import { denseFitTask, pixelsOnly, placedCropTask, wholeImageTask } from './second-chance-tasks';
@@ -504,9 +504,30 @@ export class MatchService {
    * still leads to. Fills `paths` for them.
    */
   private async placementCandidates(ref: CollectionRef, query: LoadedQuery, voted: number[], payload: SearchPayload, paths: Map<number, string>, alikeCount = COLOUR_CANDIDATES): Promise<number[]> {
-    const alike = (await this.collections.alikeInColour(ref, colourSet(query.rgb), payload.options)).slice(0, alikeCount);
+    const alike = await this.mostAlikeInColour(ref, query.rgb, payload.options, alikeCount);
     for (const { imagePk, filepath } of alike) paths.set(imagePk, filepath);
     return [...new Set([...voted, ...alike.map(({ imagePk }) => imagePk)])];
+  }
+
+  /**
+   * The `count` images most alike `rgb` in colour: the index's shortlist by colour sets (`COLOUR_SHORTLIST`) ranked again
+   * by how much of each colour they have (`colourOverlap` of their stored shares); an image indexed before shares were
+   * stored is ranked by its set's likeness instead, the nearest measure it has.
+   */
+  private async mostAlikeInColour(ref: CollectionRef, rgb: RgbImage, filters: SearchPayload['options'], count: number): Promise<ColourCandidate[]> {
+    const shortlist = await this.collections.alikeInColour(ref, colourSet(rgb), filters);
+    if (shortlist.length <= count) return shortlist;
+    const queryShares = colourShares(rgb);
+    const stored = await this.index.colourSharesOf(shortlist.map(({ imagePk }) => imagePk));
+    const overlap = (c: ColourCandidate) => {
+      const shares = stored.get(c.imagePk);
+      return shares ? colourOverlap(queryShares, decodeColourShares(shares)) : c.likeness;
+    };
+    return shortlist
+      .map((candidate) => ({ candidate, overlap: overlap(candidate) }))
+      .sort((a, b) => b.overlap - a.overlap || a.candidate.imagePk - b.candidate.imagePk)
+      .slice(0, count)
+      .map(({ candidate }) => candidate);
   }
 
   /**

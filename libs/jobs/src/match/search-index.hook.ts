@@ -1,4 +1,4 @@
-import { colourSet, defineTask, differenceHash, Features, runInThisThread, TaskRunner } from '@loupe/fingerprint';
+import { colourSet, colourShares, defineTask, encodeColourShares, differenceHash, Features, runInThisThread, TaskRunner } from '@loupe/fingerprint';
 import type { GrayImage, RgbImage } from '@loupe/imaging';
 import type { MatchIndexRepository, Queryable } from '@loupe/storage';
 import type { IngestHook, IngestHookInput } from '../ingest.service';
@@ -8,13 +8,14 @@ interface SearchIndexEntry {
   words: Uint32Array;
   globalHash: bigint;
   colourSet: bigint;
+  colourShares: Uint8Array;
 }
 
 /** The visual words of an image's features and its whole-image hash; CPU work, so it runs on a compute thread. */
 export const searchIndexEntryTask = defineTask(
   __filename,
   'searchIndexEntryTask',
-  ({ features, gray }: { features: Features; gray: GrayImage }): Omit<SearchIndexEntry, 'colourSet'> => ({
+  ({ features, gray }: { features: Features; gray: GrayImage }): Omit<SearchIndexEntry, 'colourSet' | 'colourShares'> => ({
     words: matchVocabulary().vocabulary.quantize(features),
     globalHash: differenceHash(gray),
   }),
@@ -22,7 +23,7 @@ export const searchIndexEntryTask = defineTask(
 
 /**
  * Quantises an added image's features into visual words, hashes the whole image (`differenceHash`), takes its colour set
- * (`colourSet`) and stores them with the image, in its transaction.
+ * (`colourSet`) and shares (`colourShares`) and stores them with the image, in its transaction.
  */
 export class SearchIndexHook implements IngestHook<SearchIndexEntry | null> {
   constructor(
@@ -36,11 +37,11 @@ export class SearchIndexHook implements IngestHook<SearchIndexEntry | null> {
     if (!input.features) return null;
     const entry = await this.run(searchIndexEntryTask, { features: input.features, gray: input.gray });
     // A few thousand sampled pixels: not worth sending the colour image to a thread.
-    return { ...entry, colourSet: colourSet(input.normalized) };
+    return { ...entry, colourSet: colourSet(input.normalized), colourShares: encodeColourShares(colourShares(input.normalized)) };
   }
 
   async persist(tx: Queryable, imagePk: number, entry: SearchIndexEntry | null): Promise<void> {
-    if (entry) await this.index.saveWords(imagePk, matchVocabulary().id, entry.words, tx, entry.globalHash, entry.colourSet);
+    if (entry) await this.index.saveWords(imagePk, matchVocabulary().id, entry.words, tx, entry);
   }
 
   /**

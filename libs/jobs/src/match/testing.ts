@@ -15,6 +15,8 @@ export async function insertIndexedImage(
     globalHash?: (imagePk: number) => bigint;
     /** The colour set (none by default). */
     colourSet?: bigint;
+    /** The colour shares as stored (`encodeColourShares`; none by default). */
+    colourShares?: Uint8Array;
     features?: { count: number; data: Buffer };
     vocabulary?: string;
   },
@@ -25,7 +27,7 @@ export async function insertIndexedImage(
       fingerprint_health: 1, searchable: true, unsearchable_reason: null, metadata: {}, ingest_token: null,
     };
     const pk = await repositories.images.insert(ref, row, image.features ?? { count: 0, data: Buffer.alloc(0) }, tx);
-    await repositories.index.saveWords(pk, image.vocabulary ?? matchVocabulary().id, image.words, tx, image.globalHash?.(pk) ?? null, image.colourSet ?? null);
+    await repositories.index.saveWords(pk, image.vocabulary ?? matchVocabulary().id, image.words, tx, { globalHash: image.globalHash?.(pk), colourSet: image.colourSet, colourShares: image.colourShares });
     return pk;
   });
 }

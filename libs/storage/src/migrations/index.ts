@@ -8,6 +8,7 @@ import { maintenanceCursors } from './006-maintenance-cursors';
 import { globalHash } from './007-global-hash';
 import { wordsVocabularyIndex } from './008-words-vocabulary-index';
 import { colourSet } from './009-colour-set';
+import { colourShares } from './010-colour-shares';
 
 /** Every schema change, in order. Append; never edit one that has shipped. */
-export const MIGRATIONS: readonly Migration[] = [collections, matchIndex, color, wine, publicIndex, maintenanceCursors, globalHash, wordsVocabularyIndex, colourSet];
+export const MIGRATIONS: readonly Migration[] = [collections, matchIndex, color, wine, publicIndex, maintenanceCursors, globalHash, wordsVocabularyIndex, colourSet, colourShares];

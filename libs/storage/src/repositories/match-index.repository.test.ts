@@ -51,12 +51,17 @@ describe('stored visual words', () => {
         pks.push(rows[0].id);
       }
       const repository = new MatchIndexRepository(db);
-      await repository.saveWords(pks[0], 'v1', words, db);
+      const shares = Uint8Array.from({ length: 64 }, (_, bin) => (bin * 37) % 256);
+      await repository.saveWords(pks[0], 'v1', words, db, { colourSet: 0b1011n, colourShares: shares });
       await db.query(`INSERT INTO image_words (image_pk, vocabulary, words) VALUES ($1, 'v1', $2)`, [pks[1], Buffer.from(Uint32Array.from([5, 6, 5]).buffer)]);
       const stored = await repository.indexedImages(ref, 'v1');
       const byPath = new Map(stored.map((row) => [row.filepath, Array.from(decodeWords(row.words))]));
       expect(byPath.get('narrow.jpg')).toEqual(Array.from(words));
       expect(byPath.get('old.jpg')).toEqual([5, 6, 5]);
+      // Colour shares only for the row indexed with them.
+      const storedShares = await repository.colourSharesOf(pks);
+      expect([...storedShares.keys()]).toEqual([pks[0]]);
+      expect(Array.from(storedShares.get(pks[0])!)).toEqual(Array.from(shares));
     });
   });
 });

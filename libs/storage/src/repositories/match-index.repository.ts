@@ -57,18 +57,40 @@ export interface IndexedImage {
   colour_set: string | null;
 }
 
+/** What an image is indexed with besides its words, each absent (NULL) for rows indexed before it was kept. */
+export interface ImageSignatures {
+  /** The whole-image difference hash. */
+  globalHash?: bigint | null;
+  /** The colour set (`colourSet`). */
+  colourSet?: bigint | null;
+  /** The colour shares as stored (`encodeColourShares`). */
+  colourShares?: Uint8Array | null;
+}
+
 /** The persisted side of the matching index: visual words per image and the change log workers follow. */
 export class MatchIndexRepository {
   constructor(private readonly db: Db) {}
 
-  async saveWords(imagePk: number, vocabulary: string, words: Uint32Array, q: Queryable, globalHash: bigint | null = null, colourSet: bigint | null = null): Promise<void> {
-    const signed = (bits: bigint | null) => (bits === null ? null : BigInt.asIntN(64, bits).toString());
+  async saveWords(imagePk: number, vocabulary: string, words: Uint32Array, q: Queryable, signatures: ImageSignatures = {}): Promise<void> {
+    const signed = (bits: bigint | null | undefined) => (bits == null ? null : BigInt.asIntN(64, bits).toString());
+    const shares = signatures.colourShares ? Buffer.from(signatures.colourShares.buffer, signatures.colourShares.byteOffset, signatures.colourShares.byteLength) : null;
     await q.query(
-      `INSERT INTO image_words (image_pk, vocabulary, words, global_hash, colour_set) VALUES ($1, $2, $3, $4::bigint, $5::bigint)
+      `INSERT INTO image_words (image_pk, vocabulary, words, global_hash, colour_set, colour_shares) VALUES ($1, $2, $3, $4::bigint, $5::bigint, $6)
        ON CONFLICT (image_pk) DO UPDATE
-         SET vocabulary = EXCLUDED.vocabulary, words = EXCLUDED.words, global_hash = EXCLUDED.global_hash, colour_set = EXCLUDED.colour_set`,
-      [imagePk, vocabulary, encodeWords(words), signed(globalHash), signed(colourSet)],
+         SET vocabulary = EXCLUDED.vocabulary, words = EXCLUDED.words, global_hash = EXCLUDED.global_hash, colour_set = EXCLUDED.colour_set,
+             colour_shares = EXCLUDED.colour_shares`,
+      [imagePk, vocabulary, encodeWords(words), signed(signatures.globalHash), signed(signatures.colourSet), shares],
     );
+  }
+
+  /** The stored colour shares (`encodeColourShares`) of those of `imagePks` indexed with them. */
+  async colourSharesOf(imagePks: readonly number[], q: Queryable = this.db): Promise<Map<number, Uint8Array>> {
+    if (imagePks.length === 0) return new Map();
+    const { rows } = await q.query<{ image_pk: string | number; colour_shares: Uint8Array }>(
+      'SELECT image_pk, colour_shares FROM image_words WHERE image_pk = ANY($1::bigint[]) AND colour_shares IS NOT NULL',
+      [imagePks],
+    );
+    return new Map(rows.map((row) => [Number(row.image_pk), row.colour_shares]));
   }
 
   /** Removes an image's words (it is no longer searchable); its row stays. */
