@@ -96,16 +96,16 @@ export function distractor(sources: readonly SourceImage[], seed: number): Distr
   return { features: { width: FRAME_WIDTH, height: FRAME_HEIGHT, count: n, xy, meta, descriptors }, words, patches: placed };
 }
 
-/** Cells per side of the grid over which `distractorColours` finds which patch shows where. */
+/** Cells per side of the grid over which `distractorColourShares` finds which patch shows where. */
 const COLOUR_GRID = 32;
 
 /**
- * The colour set of a distractor's copy (`colourSetOfShares`): at each cell of a grid, the colours of the image the last
+ * The colour shares of a distractor's copy (`colourShares`): at each cell of a grid, the shares of the image the last
  * patch there shows, the first image's (the background) where none does. A union of the images' sets would be a set of
  * a dozen bins or more, a superset of what a collage shows, which a query's colours are more often all in. Apart from
  * `distractor`, which a search's verification calls for every generated candidate, as it costs about 0.1 ms.
  */
-export function distractorColours({ patches }: Distractor): bigint {
+export function distractorColourShares({ patches }: Distractor): Float64Array {
   const shares = new Float64Array(64);
   const cell = 1 / (COLOUR_GRID * COLOUR_GRID);
   for (let gy = 0; gy < COLOUR_GRID; gy++) {
@@ -118,7 +118,12 @@ export function distractorColours({ patches }: Distractor): bigint {
       for (let bin = 0; bin < 64; bin++) shares[bin] += from[bin] * cell;
     }
   }
-  return colourSetOfShares(shares);
+  return shares;
+}
+
+/** The colour set of a distractor's copy (`colourSetOfShares` of `distractorColourShares`). */
+export function distractorColours(d: Distractor): bigint {
+  return colourSetOfShares(distractorColourShares(d));
 }
 
 /** Blur of the background: smooth enough to hold no corner, so every keypoint the distractor has lies in a patch. */

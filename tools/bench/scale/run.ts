@@ -25,7 +25,7 @@
  *     (the patches' pixels) are composed when a search first reads one; a search that composed one is timed again.
  * Held-out photos (the remaining sixth) are never in the collection: their edits measure false positives.
  */
-import { colourSet, colourShares, deserializeFeatures, extractFeatures, searchVocabulary, seededRandom, serializeFeatures, verifyMatch, VoteThread, type Features } from '@loupe/fingerprint';
+import { colourOverlap, colourSet, colourSetOfShares, colourShares, decodeColourShares, deserializeFeatures, encodeColourShares, extractFeatures, searchVocabulary, seededRandom, serializeFeatures, verifyMatch, VoteThread, type Features } from '@loupe/fingerprint';
 import { cropImage, findContentBox, grayImageOf, normalizeImage } from '@loupe/imaging';
 import { createWorkerServices, IndexSnapshots, JobKind, LocalCollectionIndex, MatchIndexCache, MAX_VERIFIED, mergeShortlists, nativeScaleWords, stagingKey, type IngestPayload, type IngestResult, type SearchPayload, type SearchResult, type StepTimes, type WorkerServices } from '@loupe/jobs';
 import { loadConfig, openInfrastructure, type Infrastructure } from '@loupe/runtime';
@@ -39,7 +39,7 @@ import { Client } from 'pg';
 import { loadDataset } from '../match/dataset';
 import { EDITS, FPR_EDITS, type Edit } from '../match/edits';
 import { lastStep, machine, meanSteps, pct, shuffle, writeBenchmarkSection } from '../report';
-import { distractor, distractorColours, distractorJpeg, type SourceImage } from './distractors';
+import { distractor, distractorColours, distractorColourShares, distractorJpeg, type SourceImage } from './distractors';
 import { poolVariant } from './pool-variants';
 
 function flag(name: string): string | undefined {
@@ -116,8 +116,11 @@ const generatedBlobKey = /^generated\/(\d+)\/normalized\.jpg$/;
 class SynthesisingBlobs implements BlobStore {
   readonly kind = 'folder' as const;
   composed = 0;
-  /** The colour set each composed copy was given (its row's) and the one its pixels have, as ingest would compute it. */
-  readonly colourChecks: Array<{ stored: bigint; composed: bigint }> = [];
+  /**
+   * The colour set each composed copy was given (its row's) and the one its pixels have, as ingest would compute it, and
+   * how much of its pixels' colour shares its row's have (`colourOverlap`; 1 when they are the same).
+   */
+  readonly colourChecks: ColourCheck[] = [];
   private readonly copies = new Map<string, Buffer>();
 
   constructor(
@@ -133,7 +136,10 @@ class SynthesisingBlobs implements BlobStore {
       copy = await distractorJpeg(this.repository.sources, Number(generated[1]), async (sourceKey) => (await this.folder.get(sourceKey))!);
       this.copies.set(key, copy);
       this.composed++;
-      this.colourChecks.push({ stored: distractorColours(distractor(this.repository.sources, Number(generated[1]))), composed: colourSet(await normalizeImage(copy, { preferredSide: PREFERRED_SIDE })) });
+      const given = distractor(this.repository.sources, Number(generated[1]));
+      const pixels = await normalizeImage(copy, { preferredSide: PREFERRED_SIDE });
+      const storedShares = decodeColourShares(encodeColourShares(distractorColourShares(given)));
+      this.colourChecks.push({ stored: distractorColours(given), composed: colourSet(pixels), sharesOverlap: colourOverlap(colourShares(pixels), storedShares) });
     }
     return copy;
   }
@@ -474,7 +480,9 @@ async function addGenerated(b: Bench, from: number, to: number, vocabulary: stri
     const numbers = Array.from({ length: Math.min(ROWS_PER_STATEMENT, to - done) }, (_, k) => done + k);
     const generated = numbers.map((n) => distractor(b.repository.sources, n));
     const words = generated.map((d) => encodeWords(d.words).toString('hex'));
-    const colourSets = generated.map((d) => BigInt.asIntN(64, distractorColours(d)).toString());
+    const shares = generated.map(distractorColourShares);
+    const colourSets = shares.map((s) => BigInt.asIntN(64, colourSetOfShares(s)).toString());
+    const storedShares = shares.map((s) => Buffer.from(encodeColourShares(s)).toString('hex'));
     const hashes = numbers.map((n) => BigInt.asIntN(64, BigInt(Math.floor(seededRandom(n)() * 2 ** 52)) * 4099n).toString());
     await b.infra.images.transaction(async (tx) => {
       const { rows } = await tx.query<{ id: number; n: number }>(
@@ -489,9 +497,10 @@ async function addGenerated(b: Bench, from: number, to: number, vocabulary: stri
       const pks = numbers.map((n) => pkOf.get(n)!);
       pks.forEach((pk, i) => b.repository.generated.set(pk, numbers[i]));
       await tx.query(
-        `INSERT INTO image_words (image_pk, vocabulary, words, global_hash, colour_set)
-         SELECT x.pk, $4, decode(x.hex, 'hex'), x.hash, x.colours FROM unnest($1::bigint[], $2::text[], $3::bigint[], $5::bigint[]) AS x(pk, hex, hash, colours)`,
-        [pks, words, hashes, vocabulary, colourSets],
+        `INSERT INTO image_words (image_pk, vocabulary, words, global_hash, colour_set, colour_shares)
+         SELECT x.pk, $4, decode(x.hex, 'hex'), x.hash, x.colours, decode(x.shares, 'hex')
+           FROM unnest($1::bigint[], $2::text[], $3::bigint[], $5::bigint[], $6::text[]) AS x(pk, hex, hash, colours, shares)`,
+        [pks, words, hashes, vocabulary, colourSets, storedShares],
       );
     });
     done += numbers.length;
@@ -520,12 +529,18 @@ const describeSteps = (r: SizeReport) => {
 
 const bins = (set: bigint) => set.toString(2).replace(/0/g, '').length;
 /** How the colour sets given to generated rows compare with those of their composed copies' pixels. */
-function describeColourChecks(checks: ReadonlyArray<{ stored: bigint; composed: bigint }>): string {
+interface ColourCheck {
+  stored: bigint;
+  composed: bigint;
+  sharesOverlap: number;
+}
+
+function describeColourChecks(checks: readonly ColourCheck[]): string {
   if (checks.length === 0) return 'colour sets of composed copies: none composed';
   const mean = (of: (c: (typeof checks)[number]) => number) => (checks.reduce((t, c) => t + of(c), 0) / checks.length).toFixed(1);
   const supersets = checks.filter((c) => (c.stored & c.composed) === c.composed && c.stored !== c.composed).length;
   const equal = checks.filter((c) => c.stored === c.composed).length;
-  return `colour sets of ${checks.length} composed copies: ${mean((c) => bins(c.stored))} bins given to their rows against ${mean((c) => bins(c.composed))} in their pixels, ${mean((c) => bins(c.stored & c.composed))} shared; given = pixels' ${equal}, a strict superset ${supersets}`;
+  return `colour sets of ${checks.length} composed copies: ${mean((c) => bins(c.stored))} bins given to their rows against ${mean((c) => bins(c.composed))} in their pixels, ${mean((c) => bins(c.stored & c.composed))} shared; given = pixels' ${equal}, a strict superset ${supersets}; shares given against the pixels' overlap by ${mean((c) => c.sharesOverlap * 100)} %`;
 }
 
 const stages = (r: SizeReport) => `image in the collection ${p50p95(r.searchMsOf.inCollection)}, not in it ${p50p95(r.searchMsOf.outside)}; CPU ${p50p95(r.searchCpuMs)}; decode ${p50p95(r.decodeMs)}; vote + verification ${p50p95(r.voteAndVerifyMs)}; vote alone ${p50p95(r.voteMs)}, shared with a thread ${p50p95(r.sharedVoteMs)}`;
