@@ -54,14 +54,14 @@ export const COLOUR_MIN_LIKENESS = 0.45;
  */
 export const PLAIN_COLOUR_CANDIDATES = 8;
 /**
- * Images most alike in colour by their sets an index answers (`alikeInColour`), which a search ranks again by how much
- * of each colour they have (`colourOverlap` of their stored shares) before placing the first COLOUR_CANDIDATES or
- * PLAIN_COLOUR_CANDIDATES. A set keeps every bin of at least 1 %, so among many images of one palette it ties or
- * misranks an image against others holding the query's bins in other amounts. Over the matching benchmark's families
- * (18 images per family and split, 7 edits each) and 92 photos with a logo overlay and 92 quarter crops, in a
- * collection of those 108 family images and 368 photos, an image was among the 3 first for 782 of 940 queries by sets,
- * and for 850 / 865 / 868 ranked again by shares among the first 16 / 32 / 100 by sets (the 3 first of all by shares:
- * 869).
+ * Images most alike in colour by their sets an index answers (`alikeInColour`), which a search ranks again by their
+ * sets' likeness plus how much of each colour they have (`colourOverlap` of their stored shares) before placing the
+ * first COLOUR_CANDIDATES or PLAIN_COLOUR_CANDIDATES. A set keeps every bin of at least 1 %, so among many images of
+ * one palette it ties or misranks an image against others holding the query's bins in other amounts; shares alone
+ * misrank crops, which hold their image's colours in other amounts too. Over the large sample of the matching
+ * benchmark's family queries (756) and 92 photos with a logo overlay, in a collection of those 108 family images, 368
+ * photos and 598 drawn scenes, an image was among the 3 first for 660 family queries by sets, 710 by shares and 715 by
+ * both, and for 57 / 72 / 72 of the overlays (`scratch` probe of session 35, docs/benchmarks.md).
  */
 export const COLOUR_SHORTLIST = 32;
 

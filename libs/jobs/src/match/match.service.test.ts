@@ -383,7 +383,7 @@ describe('MatchService on a small collection added through ingest', () => {
     expect(paths((await searching.search(searchPayload(plainCrop))).items)).toEqual(['wallpapers/gradient.png']);
   }, 60_000);
 
-  it('ranks the images alike in colour by how much of each colour they have: a crop\'s image, last by colour sets, is placed', async () => {
+  it('ranks the images alike in colour again by how much of each colour they have: a crop\'s image, last by colour sets, is placed', async () => {
     const ref = { accountId, service: 'mobile' };
     const gradient = originals.get(7)!;
     const plainCrop = await staged(await pngOf(await crop(gradient, cropBox(gradient, 0.25, 0.9, 0.3))), 'gradient-crop.png');

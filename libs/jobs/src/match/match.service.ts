@@ -92,6 +92,15 @@ interface FeatureVerification {
   verified: Set<number>;
 }
 
+/**
+ * How the images alike a query in colour are chosen for placement (`mostAlikeInColour`): by their colour sets and
+ * shares, or by their sets alone. A copy turned upright is placed in images chosen by their sets alone: ranked by
+ * shares too, images of the query's palette came first more often, and among them an upright copy's placement (judged
+ * on a turned copy and its fill) was confirmed in other images: a flat landscape's crop in another of its palette, and a
+ * rotated night sky in another dark astronomy image (docs/benchmarks.md, session 35).
+ */
+type ColourOrder = 'sets and shares' | 'sets';
+
 /** Who gets the second chances that take vote candidates: the best-voted few. */
 interface SecondChanceCandidates {
   dense: number[];
@@ -100,7 +109,7 @@ interface SecondChanceCandidates {
    * the placement chance is reached: for the colour candidates that is a scan of the collection's colour sets, or a
    * round of jobs to its shard owners.
    */
-  placing: (by: LoadedQuery) => Promise<number[]>;
+  placing: (by: LoadedQuery, colours: ColourOrder) => Promise<number[]>;
   /** The search's feature verification, for the hash neighbours; null for a query with too few points to verify. */
   byFeatures: FeatureVerification | null;
   /** The query turned upright (`uprightQueryAhead`), asked only when the chances as it is have failed. */
@@ -234,7 +243,8 @@ export class MatchService {
     const found = await verifyInRounds(ranked, wanted, recordingVerified(byFeatures, verified), widen);
     steps.lap('verification');
     if (found.length > 0) return found;
-    const placing = worthPlacing(query, words) ? (by: LoadedQuery) => this.placementCandidates(ref, by, ranked.slice(0, PLACEMENT_CANDIDATES), payload, paths) : async () => [];
+    const shortlists = new Map<LoadedQuery, Promise<ColourCandidate[]>>();
+    const placing = worthPlacing(query, words) ? (by: LoadedQuery, colours: ColourOrder) => this.placementCandidates(ref, by, ranked.slice(0, PLACEMENT_CANDIDATES), payload, paths, shortlists, colours) : async () => [];
     // Nothing matched, so every round ran: `verified` holds every candidate verified by features.
     return this.secondChances(ref, query, { dense: ranked.slice(0, DENSE_CANDIDATES), placing, byFeatures: { steps: byFeatures, verified }, upright }, fetched, paths, payload, steps);
   }
@@ -257,7 +267,8 @@ export class MatchService {
    * in the images most alike it in colour, as it is and turned upright. Refused as too plain when it is none.
    */
   private async matchWholeCopy(ref: CollectionRef, query: LoadedQuery, upright: SecondChanceCandidates['upright'], payload: SearchPayload, paths: Map<number, string>, fetched: Map<number, Buffer>, steps: StepTimer) {
-    const placing = (by: LoadedQuery) => this.placementCandidates(ref, by, [], payload, paths, PLAIN_COLOUR_CANDIDATES);
+    const shortlists = new Map<LoadedQuery, Promise<ColourCandidate[]>>();
+    const placing = (by: LoadedQuery, colours: ColourOrder) => this.placementCandidates(ref, by, [], payload, paths, shortlists, colours, PLAIN_COLOUR_CANDIDATES);
     const found = await this.secondChances(ref, query, { dense: [], placing, byFeatures: null, upright }, fetched, paths, payload, steps);
     if (found.length === 0) throw new InputRefusedError(tooPlainMessage(query));
     return found;
@@ -375,7 +386,7 @@ export class MatchService {
     const whole = await this.confirmWholeImages(ref, query, wholeImageCandidates(neighbours, candidates), fetched, paths, read);
     steps.lap('whole_image');
     if (whole.length > 0) return whole;
-    const placing = await chances.placing(query);
+    const placing = await chances.placing(query, 'sets and shares');
     // The upright copy, unless started ahead, is made while the query is placed: a query that gets this far is rarely
     // placed (24 of 323 in the matching benchmark; every query whose image is not in the collection goes on), and the
     // copy's ORB extraction takes about as long as the placements.
@@ -402,7 +413,7 @@ export class MatchService {
         // canvas's fill is a colour the collection image lacks, which can rank other images first. In the matching
         // benchmark this found 6 more of 756 family queries (rotated copies and crops of gradients, a flat landscape's
         // rotated crop) and lost none.
-        const uprightPlacing = [...new Set([...placing, ...(await chances.placing(upright))])];
+        const uprightPlacing = [...new Set([...(await chances.placing(query, 'sets')), ...(await chances.placing(upright, 'sets'))])];
         found.push(...(await this.confirmPlacements(ref, upright, uprightPlacing, fetched, paths, read, UPRIGHT_CHECK)));
       }
       steps.lap('upright_chances');
@@ -503,29 +514,30 @@ export class MatchService {
    * most alike the query's (`alikeInColour`), which a crop too plain to vote with, or whose image the vote ranks low,
    * still leads to. Fills `paths` for them.
    */
-  private async placementCandidates(ref: CollectionRef, query: LoadedQuery, voted: number[], payload: SearchPayload, paths: Map<number, string>, alikeCount = COLOUR_CANDIDATES): Promise<number[]> {
-    const alike = await this.mostAlikeInColour(ref, query.rgb, payload.options, alikeCount);
+  private async placementCandidates(ref: CollectionRef, query: LoadedQuery, voted: number[], payload: SearchPayload, paths: Map<number, string>, shortlists: Map<LoadedQuery, Promise<ColourCandidate[]>>, colours: ColourOrder, alikeCount = COLOUR_CANDIDATES): Promise<number[]> {
+    if (!shortlists.has(query)) shortlists.set(query, this.collections.alikeInColour(ref, colourSet(query.rgb), payload.options));
+    const alike = await this.mostAlikeInColour(query.rgb, await shortlists.get(query)!, alikeCount, colours);
     for (const { imagePk, filepath } of alike) paths.set(imagePk, filepath);
     return [...new Set([...voted, ...alike.map(({ imagePk }) => imagePk)])];
   }
 
   /**
-   * The `count` images most alike `rgb` in colour: the index's shortlist by colour sets (`COLOUR_SHORTLIST`) ranked again
-   * by how much of each colour they have (`colourOverlap` of their stored shares); an image indexed before shares were
-   * stored is ranked by its set's likeness instead, the nearest measure it has.
+   * The `count` images most alike `rgb` in colour of the index's `shortlist` by colour sets (`COLOUR_SHORTLIST`): its
+   * first, or by `order` ranked again by their sets' likeness plus how much of each colour they have (`colourOverlap` of
+   * their stored shares); an image indexed before shares were stored counts its set's likeness twice, the nearest
+   * measure it has.
    */
-  private async mostAlikeInColour(ref: CollectionRef, rgb: RgbImage, filters: SearchPayload['options'], count: number): Promise<ColourCandidate[]> {
-    const shortlist = await this.collections.alikeInColour(ref, colourSet(rgb), filters);
-    if (shortlist.length <= count) return shortlist;
+  private async mostAlikeInColour(rgb: RgbImage, shortlist: ColourCandidate[], count: number, order: ColourOrder): Promise<ColourCandidate[]> {
+    if (order === 'sets' || shortlist.length <= count) return shortlist.slice(0, count);
     const queryShares = colourShares(rgb);
     const stored = await this.index.colourSharesOf(shortlist.map(({ imagePk }) => imagePk));
-    const overlap = (c: ColourCandidate) => {
+    const alikeness = (c: ColourCandidate) => {
       const shares = stored.get(c.imagePk);
-      return shares ? colourOverlap(queryShares, decodeColourShares(shares)) : c.likeness;
+      return c.likeness + (shares ? colourOverlap(queryShares, decodeColourShares(shares)) : c.likeness);
     };
     return shortlist
-      .map((candidate) => ({ candidate, overlap: overlap(candidate) }))
-      .sort((a, b) => b.overlap - a.overlap || a.candidate.imagePk - b.candidate.imagePk)
+      .map((candidate) => ({ candidate, alikeness: alikeness(candidate) }))
+      .sort((a, b) => b.alikeness - a.alikeness || a.candidate.imagePk - b.candidate.imagePk)
       .slice(0, count)
       .map(({ candidate }) => candidate);
   }
