@@ -218,6 +218,8 @@ async function search(b: Bench, data: Buffer, flip: boolean): Promise<{ result: 
 interface Query {
   edit: Edit;
   filepath: string;
+  /** The held-out photo a false-positive query is an edit of. */
+  heldOut?: string;
   data: Buffer;
   /** The query's search words (and its mirror's for flipped edits), as the search computes them; null when refused. */
   wordLists?: Uint32Array[] | null;
@@ -276,7 +278,8 @@ interface SizeReport {
   queries: number;
   strictHits: number;
   strictQueries: number;
-  fpr: { queries: number; positives: number };
+  /** Held-out queries, those answered with any image, and what each was answered with. */
+  fpr: { queries: number; positives: number; answers: string[] };
   wrongFirst: number;
   misses: Miss[];
   searchMs: number[];
@@ -436,7 +439,10 @@ async function runQueries(b: Bench, queries: Query[], fprQueries: Query[], repor
     const { result, ms } = recordSearch(report, await timedSearch(b, q.data, false), `${q.edit.name} (outside)`);
     report.searchMsOf.outside.push(ms);
     report.fpr.queries++;
-    if (result.items.length > 0) report.fpr.positives++;
+    if (result.items.length > 0) {
+      report.fpr.positives++;
+      report.fpr.answers.push(`${q.edit.name} of held-out ${q.heldOut} → ${result.items[0].filepath} (score ${result.items[0].score}, ${lastStep(result.steps) ?? 'none'})`);
+    }
   }
 }
 
@@ -612,7 +618,7 @@ async function main(): Promise<void> {
   for (const p of heldOut.slice(0, OPTS.fpr)) {
     for (const name of FPR_EDITS) {
       const edit = EDITS.find((e) => e.name === name)!;
-      fprQueries.push({ edit, filepath: '', data: (await edit.apply(await readFile(p.file), p.width, p.height, seededRandom(fprQueries.length + 7))).data });
+      fprQueries.push({ edit, filepath: '', heldOut: p.id, data: (await edit.apply(await readFile(p.file), p.width, p.height, seededRandom(fprQueries.length + 7))).data });
     }
   }
   log(`queries: ${queries.length} edits of queried photos, ${fprQueries.length} of held-out photos`);
@@ -649,7 +655,7 @@ async function main(): Promise<void> {
       if (Math.floor(real / 500) !== Math.floor((real - items.length) / 500)) log(`  ingested ${real} (${(real / (ingestMs / 1000)).toFixed(1)} images/s)`);
     }
     const report: SizeReport = {
-      size, real, hits: 0, queries: 0, strictHits: 0, strictQueries: 0, fpr: { queries: 0, positives: 0 }, wrongFirst: 0, misses: [], searchMs: [], searchMsOf: { inCollection: [], outside: [] }, searchCpuMs: [], decodeMs: [], voteAndVerifyMs: [], stepped: [], foundBy: new Map(), voteMs: [], sharedVoteMs: [],
+      size, real, hits: 0, queries: 0, strictHits: 0, strictQueries: 0, fpr: { queries: 0, positives: 0, answers: [] }, wrongFirst: 0, misses: [], searchMs: [], searchMsOf: { inCollection: [], outside: [] }, searchCpuMs: [], decodeMs: [], voteAndVerifyMs: [], stepped: [], foundBy: new Map(), voteMs: [], sharedVoteMs: [],
       loadFromDatabaseS: 0, startFromSnapshotS: 0, firstSearchS: 0, snapshotBytes: 0, memory: { typedAndHeapPerImage: 0, indexArraysPerImage: 0, rssPerImage: 0, rssAfterMB: 0 }, storage: { bytesPerImage: 0, realBytesPerImage: 0, tables: '', realTables: '' },
       distractorCopiesRead: 0,
     };
@@ -679,6 +685,7 @@ async function main(): Promise<void> {
     log(`  ${describeSteps(report)}`);
     log(`  found by: ${describeFoundBy(report)}; distractor copies read by the second chances: ${report.distractorCopiesRead}`);
     log(`  misses: ${report.misses.map(describeMiss).join('; ') || 'none'}`);
+    log(`  false positives: ${report.fpr.answers.join('; ') || 'none'}`);
     log(`  ${describeColourChecks(b.blobs.colourChecks)}`);
     reports.push(report);
   }
