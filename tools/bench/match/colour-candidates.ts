@@ -116,7 +116,8 @@ async function main(): Promise<void> {
   console.log(`collection ${collection.length} images, ${queries.length} queries; cells: image among the first 3 / first 8, of n`);
   console.log(`| queries | ${names.join(' | ')} |`);
   console.log(`|---|${names.map(() => '---|').join('')}`);
-  for (const [group, row] of counts) console.log(`| ${group} | ${names.map((n) => `${row[n].first3} / ${row[n].first8} of ${row[n].n}`).join(' | ')} |`);
+  const totalsLast = [...counts].sort(([a], [b]) => Number(a.endsWith(', all')) - Number(b.endsWith(', all')));
+  for (const [group, row] of totalsLast) console.log(`| ${group} | ${names.map((n) => `${row[n].first3} / ${row[n].first8} of ${row[n].n}`).join(' | ')} |`);
 }
 
 main().catch((e) => {
