@@ -61,7 +61,7 @@ export const PLAIN_COLOUR_CANDIDATES = 8;
  * misrank crops, which hold their image's colours in other amounts too. Over the large sample of the matching
  * benchmark's family queries (756) and 92 photos with a logo overlay, in a collection of those 108 family images, 368
  * photos and 598 drawn scenes, an image was among the 3 first for 660 family queries by sets, 710 by shares and 715 by
- * both, and for 57 / 72 / 72 of the overlays (`scratch` probe of session 35, docs/benchmarks.md).
+ * both, and for 57 / 72 / 72 of the overlays (`tools/bench/match/colour-candidates.ts`; docs/benchmarks.md, session 35).
  */
 export const COLOUR_SHORTLIST = 32;
 
