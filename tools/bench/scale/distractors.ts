@@ -15,7 +15,7 @@
  * Everything follows from the distractor's number: the benchmark stores only its row and words, and synthesises its
  * features when a search verifies it, and its normalised copy when a search reads it.
  */
-import { colourSetOfShares, Features, seededRandom } from '@loupe/fingerprint';
+import { Features, seededRandom } from '@loupe/fingerprint';
 import { NORMALIZED_JPEG_QUALITY } from '@loupe/jobs';
 import sharp, { type OverlayOptions } from 'sharp';
 
@@ -119,11 +119,6 @@ export function distractorColourShares({ patches }: Distractor): Float64Array {
     }
   }
   return shares;
-}
-
-/** The colour set of a distractor's copy (`colourSetOfShares` of `distractorColourShares`). */
-export function distractorColours(d: Distractor): bigint {
-  return colourSetOfShares(distractorColourShares(d));
 }
 
 /** Blur of the background: smooth enough to hold no corner, so every keypoint the distractor has lies in a patch. */

@@ -39,7 +39,7 @@ import { Client } from 'pg';
 import { loadDataset } from '../match/dataset';
 import { EDITS, FPR_EDITS, type Edit } from '../match/edits';
 import { lastStep, machine, meanSteps, pct, shuffle, writeBenchmarkSection } from '../report';
-import { distractor, distractorColours, distractorColourShares, distractorJpeg, type SourceImage } from './distractors';
+import { distractor, distractorColourShares, distractorJpeg, type SourceImage } from './distractors';
 import { poolVariant } from './pool-variants';
 
 function flag(name: string): string | undefined {
@@ -136,10 +136,11 @@ class SynthesisingBlobs implements BlobStore {
       copy = await distractorJpeg(this.repository.sources, Number(generated[1]), async (sourceKey) => (await this.folder.get(sourceKey))!);
       this.copies.set(key, copy);
       this.composed++;
-      const given = distractor(this.repository.sources, Number(generated[1]));
+      // What its row was given (`addGenerated`): the set of its shares, and the shares as stored.
+      const givenShares = distractorColourShares(distractor(this.repository.sources, Number(generated[1])));
       const pixels = await normalizeImage(copy, { preferredSide: PREFERRED_SIDE });
-      const storedShares = decodeColourShares(encodeColourShares(distractorColourShares(given)));
-      this.colourChecks.push({ stored: distractorColours(given), composed: colourSet(pixels), sharesOverlap: colourOverlap(colourShares(pixels), storedShares) });
+      const storedShares = decodeColourShares(encodeColourShares(givenShares));
+      this.colourChecks.push({ stored: colourSetOfShares(givenShares), composed: colourSet(pixels), sharesOverlap: colourOverlap(colourShares(pixels), storedShares) });
     }
     return copy;
   }
