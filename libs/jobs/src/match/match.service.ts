@@ -105,7 +105,7 @@ type ColourOrder = 'sets and shares' | 'sets';
 interface SecondChanceCandidates {
   dense: number[];
   /**
-   * Where `by` (the query as it is, or its upright copy) is placed by its pixels (`placementCandidates`), asked only when
+   * Where `by` (the query as it is, or its upright copy) is placed by its pixels (`MatchService.placing`), asked only when
    * the placement chance is reached: for the colour candidates that is a scan of the collection's colour sets, or a
    * round of jobs to its shard owners.
    */
@@ -243,8 +243,7 @@ export class MatchService {
     const found = await verifyInRounds(ranked, wanted, recordingVerified(byFeatures, verified), widen);
     steps.lap('verification');
     if (found.length > 0) return found;
-    const shortlists = new Map<LoadedQuery, Promise<ColourCandidate[]>>();
-    const placing = worthPlacing(query, words) ? (by: LoadedQuery, colours: ColourOrder) => this.placementCandidates(ref, by, ranked.slice(0, PLACEMENT_CANDIDATES), payload, paths, shortlists, colours) : async () => [];
+    const placing = worthPlacing(query, words) ? this.placing(ref, ranked.slice(0, PLACEMENT_CANDIDATES), payload, paths, COLOUR_CANDIDATES) : async () => [];
     // Nothing matched, so every round ran: `verified` holds every candidate verified by features.
     return this.secondChances(ref, query, { dense: ranked.slice(0, DENSE_CANDIDATES), placing, byFeatures: { steps: byFeatures, verified }, upright }, fetched, paths, payload, steps);
   }
@@ -267,8 +266,7 @@ export class MatchService {
    * in the images most alike it in colour, as it is and turned upright. Refused as too plain when it is none.
    */
   private async matchWholeCopy(ref: CollectionRef, query: LoadedQuery, upright: SecondChanceCandidates['upright'], payload: SearchPayload, paths: Map<number, string>, fetched: Map<number, Buffer>, steps: StepTimer) {
-    const shortlists = new Map<LoadedQuery, Promise<ColourCandidate[]>>();
-    const placing = (by: LoadedQuery, colours: ColourOrder) => this.placementCandidates(ref, by, [], payload, paths, shortlists, colours, PLAIN_COLOUR_CANDIDATES);
+    const placing = this.placing(ref, [], payload, paths, PLAIN_COLOUR_CANDIDATES);
     const found = await this.secondChances(ref, query, { dense: [], placing, byFeatures: null, upright }, fetched, paths, payload, steps);
     if (found.length === 0) throw new InputRefusedError(tooPlainMessage(query));
     return found;
@@ -510,15 +508,18 @@ export class MatchService {
   }
 
   /**
-   * Where a query is placed by its pixels: `voted` (the best-voted few), then the `alikeCount` images whose colours are
-   * most alike the query's (`alikeInColour`), which a crop too plain to vote with, or whose image the vote ranks low,
-   * still leads to. Fills `paths` for them.
+   * A search's `placing`: where a query (as it is, or its upright copy) is placed by its pixels: `voted` (the best-voted
+   * few), then the `alikeCount` images whose colours are most alike its own (`alikeInColour`, asked once per query),
+   * which a crop too plain to vote with, or whose image the vote ranks low, still leads to. Fills `paths` for them.
    */
-  private async placementCandidates(ref: CollectionRef, query: LoadedQuery, voted: number[], payload: SearchPayload, paths: Map<number, string>, shortlists: Map<LoadedQuery, Promise<ColourCandidate[]>>, colours: ColourOrder, alikeCount = COLOUR_CANDIDATES): Promise<number[]> {
-    if (!shortlists.has(query)) shortlists.set(query, this.collections.alikeInColour(ref, colourSet(query.rgb), payload.options));
-    const alike = await this.mostAlikeInColour(query.rgb, await shortlists.get(query)!, alikeCount, colours);
-    for (const { imagePk, filepath } of alike) paths.set(imagePk, filepath);
-    return [...new Set([...voted, ...alike.map(({ imagePk }) => imagePk)])];
+  private placing(ref: CollectionRef, voted: number[], payload: SearchPayload, paths: Map<number, string>, alikeCount: number): SecondChanceCandidates['placing'] {
+    const shortlists = new Map<LoadedQuery, Promise<ColourCandidate[]>>();
+    return async (by, colours) => {
+      if (!shortlists.has(by)) shortlists.set(by, this.collections.alikeInColour(ref, colourSet(by.rgb), payload.options));
+      const alike = await this.mostAlikeInColour(by.rgb, await shortlists.get(by)!, alikeCount, colours);
+      for (const { imagePk, filepath } of alike) paths.set(imagePk, filepath);
+      return [...new Set([...voted, ...alike.map(({ imagePk }) => imagePk)])];
+    };
   }
 
   /**
