@@ -13,6 +13,8 @@ export { overlayKey } from './match/overlay-store';
 export { MatchIndexCache, type IndexSnapshotOptions } from './match/index-cache';
 export {
   COLLECTION_CANDIDATES_KIND,
+  COLOUR_MIN_LIKENESS,
+  COLOUR_SHORTLIST,
   collectionCandidateKind,
   collectionCandidateKinds,
   LocalCollectionIndex,

@@ -7,7 +7,7 @@
  * COLOUR_SHORTLIST by sets ranked again by shares (`colourOverlap`) or by both, as a search does. Colour only: no
  * search runs, so a ranking is compared in a minute.
  *
- *   npx tsx tools/bench/match/colour-candidates.ts
+ *   npx tsx tools/bench/match/colour-candidates.ts [--shortlists 128,256]
  */
 import { readFile } from 'node:fs/promises';
 import sharp from 'sharp';
@@ -47,9 +47,9 @@ const bySets: Ranking = (query, collection) =>
     .sort((a, b) => b.likeness - a.likeness)
     .map(({ id }) => id);
 
-function rankedAgain(alikeness: (query: Colours, image: Colours) => number): Ranking {
+function rankedAgain(alikeness: (query: Colours, image: Colours) => number, shortlistLength = COLOUR_SHORTLIST): Ranking {
   return (query, collection) => {
-    const shortlist = new Set(bySets(query, collection).slice(0, COLOUR_SHORTLIST));
+    const shortlist = new Set(bySets(query, collection).slice(0, shortlistLength));
     return collection
       .filter((image) => shortlist.has(image.id))
       .map((image) => ({ id: image.id, alikeness: alikeness(query, image) }))
@@ -58,10 +58,14 @@ function rankedAgain(alikeness: (query: Colours, image: Colours) => number): Ran
   };
 }
 
+const setsAndShares = (q: Colours, image: Colours) => colourLikeness(q.set, image.set) + colourOverlap(q.shares, image.shares);
+/** `--shortlists 32,256`: the sets + shares ranking also over those shortlist lengths, to compare them. */
+const otherShortlists = (process.argv.includes('--shortlists') ? process.argv[process.argv.indexOf('--shortlists') + 1].split(',').map(Number) : []).filter((n) => n !== COLOUR_SHORTLIST);
 const RANKINGS: Record<string, Ranking> = {
   sets: bySets,
   shares: rankedAgain((q, image) => colourOverlap(q.shares, image.shares)),
-  'sets + shares': rankedAgain((q, image) => colourLikeness(q.set, image.set) + colourOverlap(q.shares, image.shares)),
+  'sets + shares': rankedAgain(setsAndShares),
+  ...Object.fromEntries(otherShortlists.map((n) => [`sets + shares of the first ${n}`, rankedAgain(setsAndShares, n)])),
 };
 
 async function main(): Promise<void> {

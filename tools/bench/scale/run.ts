@@ -25,9 +25,9 @@
  *     (the patches' pixels) are composed when a search first reads one; a search that composed one is timed again.
  * Held-out photos (the remaining sixth) are never in the collection: their edits measure false positives.
  */
-import { colourOverlap, colourSet, colourSetOfShares, colourShares, decodeColourShares, deserializeFeatures, encodeColourShares, extractFeatures, searchVocabulary, seededRandom, serializeFeatures, verifyMatch, VoteThread, type Features } from '@loupe/fingerprint';
+import { colourOverlap, colourSet, colourSetOfShares, colourShares, decodeColourShares, deserializeFeatures, encodeColourShares, extractFeatures, searchVocabulary, seededRandom, serializeFeatures, verifyMatch, VoteThread, type Features, type GlobalHashIndex } from '@loupe/fingerprint';
 import { cropImage, findContentBox, grayImageOf, normalizeImage } from '@loupe/imaging';
-import { createWorkerServices, IndexSnapshots, JobKind, LocalCollectionIndex, MatchIndexCache, MAX_VERIFIED, mergeShortlists, nativeScaleWords, stagingKey, type IngestPayload, type IngestResult, type SearchPayload, type SearchResult, type StepTimes, type WorkerServices } from '@loupe/jobs';
+import { COLOUR_MIN_LIKENESS, COLOUR_SHORTLIST, createWorkerServices, IndexSnapshots, JobKind, LocalCollectionIndex, MatchIndexCache, MAX_VERIFIED, mergeShortlists, nativeScaleWords, stagingKey, type IngestPayload, type IngestResult, type SearchPayload, type SearchResult, type StepTimes, type WorkerServices } from '@loupe/jobs';
 import { loadConfig, openInfrastructure, type Infrastructure } from '@loupe/runtime';
 import { decodeWords, encodeWords, MatchIndexRepository, type BlobInfo, type BlobStore } from '@loupe/storage';
 import { readdirSync, statSync } from 'node:fs';
@@ -233,7 +233,19 @@ interface Query {
    * query is detected (`voteRank`) and, for a small query, at its own scale and in the two votes merged, which is the
    * order the search verifies after its first round.
    */
-  truth?: { imagePk: number; voteRank: number | null; nativeRank?: number | null; mergedRank?: number | null };
+  truth?: { imagePk: number; voteRank: number | null; nativeRank?: number | null; mergedRank?: number | null; colourRank?: ColourRank };
+  /** The query's colour set and shares, as the search computes them for its colour candidates. */
+  colours?: { set: bigint; shares: Float64Array };
+}
+
+/**
+ * Where the colour candidates hold a query's image: its rank by colour sets among the index's images (null = beyond
+ * RANK_DEPTH or under COLOUR_MIN_LIKENESS), and its rank by sets + shares among the COLOUR_SHORTLIST the index answers
+ * (null = not in it), which the search places the first COLOUR_CANDIDATES of.
+ */
+interface ColourRank {
+  bySets: number | null;
+  bySetsAndShares: number | null;
 }
 
 /** How deep a miss's true image is looked for in the vote's ranking. */
@@ -248,6 +260,7 @@ interface Miss {
   /** A small query's ranks at its own scale and merged (`Query.truth`); undefined for a query detected at its own scale. */
   nativeRank?: number | null;
   mergedRank?: number | null;
+  colourRank?: ColourRank;
   /** The true image verified against the query on its own (no shortlist): its score, or null when it does not match. */
   aloneScore: number | null;
   /** What the search ranked first instead, if anything. */
@@ -265,6 +278,8 @@ async function queryWords(q: Query): Promise<Uint32Array[] | null> {
     q.nativeWords = await nativeScaleWords(gray);
     const vocabulary = searchVocabulary();
     q.wordLists = [vocabulary.quantize(features)];
+    const rgb = cropImage(normalized, findContentBox(normalized));
+    q.colours = { set: colourSet(rgb), shares: colourShares(rgb) };
     if (q.edit.flip && features.mirrored) q.wordLists.push(vocabulary.quantize(features.mirrored));
   } catch {
     q.wordLists = null;
@@ -380,6 +395,7 @@ async function measureLoads(b: Bench, warm: Buffer, queries: Query[], report: Si
     if (imagePk === undefined) continue;
     const lists = wordLists.map((words) => loaded.index.candidates(words, RANK_DEPTH));
     q.truth = { imagePk, voteRank: bestRank(lists, imagePk) };
+    if (q.colours) q.truth.colourRank = await colourRankOf(b, loaded.hashes, q.colours, imagePk);
     if (q.nativeWords) {
       // The merge the search makes: of its two shortlists (each MAX_VERIFIED long), so null = not among those verified.
       const shortlists = [shortlist, await votes.candidates(ref, { wordLists: [q.nativeWords], filters: {} })];
@@ -453,8 +469,23 @@ function bestRank(lists: ReadonlyArray<ReadonlyArray<{ imageKey: number }>>, ima
   return Number.isFinite(best) ? best + 1 : null;
 }
 
+/** `ColourRank` of `imagePk` for a query of `colours`, the way `MatchService.mostAlikeInColour` ranks a shortlist. */
+async function colourRankOf(b: Bench, hashes: GlobalHashIndex, colours: NonNullable<Query['colours']>, imagePk: number): Promise<ColourRank> {
+  const bySets = hashes.alikeInColour(colours.set, RANK_DEPTH, COLOUR_MIN_LIKENESS);
+  const at = bySets.findIndex((c) => c.key === imagePk);
+  const shortlist = bySets.slice(0, COLOUR_SHORTLIST);
+  const stored = await b.repository.colourSharesOf(shortlist.map((c) => c.key));
+  const alikeness = (c: { key: number; likeness: number }) => {
+    const shares = stored.get(c.key);
+    return c.likeness + (shares ? colourOverlap(colours.shares, decodeColourShares(shares)) : c.likeness);
+  };
+  const reranked = shortlist.map((c) => ({ key: c.key, alikeness: alikeness(c) })).sort((x, y) => y.alikeness - x.alikeness || x.key - y.key);
+  const inShortlist = reranked.findIndex((c) => c.key === imagePk);
+  return { bySets: at >= 0 ? at + 1 : null, bySetsAndShares: inShortlist >= 0 ? inShortlist + 1 : null };
+}
+
 async function explainMiss(b: Bench, q: Query, answered: string | null): Promise<Miss> {
-  const miss: Miss = { edit: q.edit.name, filepath: q.filepath, voteRank: q.truth?.voteRank ?? null, nativeRank: q.truth?.nativeRank, mergedRank: q.truth?.mergedRank, aloneScore: null, answered };
+  const miss: Miss = { edit: q.edit.name, filepath: q.filepath, voteRank: q.truth?.voteRank ?? null, nativeRank: q.truth?.nativeRank, mergedRank: q.truth?.mergedRank, colourRank: q.truth?.colourRank, aloneScore: null, answered };
   if (!q.truth || !q.features) return miss;
   const stored = (await b.repository.features([q.truth.imagePk])).get(q.truth.imagePk);
   if (!stored) return miss;
@@ -465,7 +496,7 @@ async function explainMiss(b: Bench, q: Query, answered: string | null): Promise
 
 const describeRank = (rank: number | null | undefined) => `${rank ?? `>${RANK_DEPTH}`}`;
 const describeMiss = (m: Miss) =>
-  `${m.edit} of ${m.filepath} (rank ${describeRank(m.voteRank)}${m.mergedRank !== undefined ? `; at its own scale ${describeRank(m.nativeRank)}, merged ${m.mergedRank ?? `>${MAX_VERIFIED}`}` : ''}${m.aloneScore === null ? ', alone: no match' : `, alone: ${m.aloneScore}`}${m.answered ? `, answered ${m.answered}` : ''})`;
+  `${m.edit} of ${m.filepath} (rank ${describeRank(m.voteRank)}${m.mergedRank !== undefined ? `; at its own scale ${describeRank(m.nativeRank)}, merged ${m.mergedRank ?? `>${MAX_VERIFIED}`}` : ''}${m.colourRank ? `; by colour sets ${describeRank(m.colourRank.bySets)}, by sets + shares ${m.colourRank.bySetsAndShares ?? `>${COLOUR_SHORTLIST}`}` : ''}${m.aloneScore === null ? ', alone: no match' : `, alone: ${m.aloneScore}`}${m.answered ? `, answered ${m.answered}` : ''})`;
 
 async function loadSources(b: Bench): Promise<SourceImage[]> {
   const { rows } = await b.infra.db.query<{ words: Buffer; features: Buffer; norm_blob_key: string }>(
