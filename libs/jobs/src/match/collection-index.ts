@@ -62,8 +62,12 @@ export const PLAIN_COLOUR_CANDIDATES = 8;
  * benchmark's family queries (756) and 92 photos with a logo overlay, in a collection of those 108 family images, 368
  * photos and 598 drawn scenes, an image was among the 3 first for 660 family queries by sets, 710 by shares and 715 by
  * both, and for 57 / 72 / 72 of the overlays (`tools/bench/match/colour-candidates.ts`; docs/benchmarks.md, session 35).
+ * The shortlist is long because sets tie more as a collection grows: at 1,000,000 images a logo overlay's image was
+ * 94th by sets (and 1st to 3rd by shares at 1,000). Ranked again from the first 128, 256 or 512 by sets, 716 family
+ * queries and 74 overlays had their image among the 3 first at 1,000 images, against 715 and 72 from the first 32
+ * (docs/benchmarks.md, session 36); reading 256 rows of shares is one indexed query.
  */
-export const COLOUR_SHORTLIST = 32;
+export const COLOUR_SHORTLIST = 256;
 
 export interface CandidateRequest {
   /** The query's visual words, and its mirror's with flip checks: an image's votes are its best over the lists. */
