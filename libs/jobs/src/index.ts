@@ -21,6 +21,7 @@ export {
   mergeShortlists,
   parseCollectionShardSets,
   QueuedCollectionIndex,
+  rankedByColourShares,
   type CollectionSearchIndex,
 } from './match/collection-index';
 export { IndexSnapshots } from './match/index-snapshot';

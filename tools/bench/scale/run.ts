@@ -27,7 +27,7 @@
  */
 import { colourOverlap, colourSet, colourSetOfShares, colourShares, decodeColourShares, deserializeFeatures, encodeColourShares, extractFeatures, searchVocabulary, seededRandom, serializeFeatures, verifyMatch, VoteThread, type Features, type GlobalHashIndex } from '@loupe/fingerprint';
 import { cropImage, findContentBox, grayImageOf, normalizeImage } from '@loupe/imaging';
-import { COLOUR_MIN_LIKENESS, COLOUR_SHORTLIST, createWorkerServices, IndexSnapshots, JobKind, LocalCollectionIndex, MatchIndexCache, MAX_VERIFIED, mergeShortlists, nativeScaleWords, stagingKey, type IngestPayload, type IngestResult, type SearchPayload, type SearchResult, type StepTimes, type WorkerServices } from '@loupe/jobs';
+import { COLOUR_MIN_LIKENESS, COLOUR_SHORTLIST, createWorkerServices, IndexSnapshots, JobKind, LocalCollectionIndex, MatchIndexCache, MAX_VERIFIED, mergeShortlists, nativeScaleWords, rankedByColourShares, stagingKey, type IngestPayload, type IngestResult, type SearchPayload, type SearchResult, type StepTimes, type WorkerServices } from '@loupe/jobs';
 import { loadConfig, openInfrastructure, type Infrastructure } from '@loupe/runtime';
 import { decodeWords, encodeWords, MatchIndexRepository, type BlobInfo, type BlobStore } from '@loupe/storage';
 import { readdirSync, statSync } from 'node:fs';
@@ -469,18 +469,13 @@ function bestRank(lists: ReadonlyArray<ReadonlyArray<{ imageKey: number }>>, ima
   return Number.isFinite(best) ? best + 1 : null;
 }
 
-/** `ColourRank` of `imagePk` for a query of `colours`, the way `MatchService.mostAlikeInColour` ranks a shortlist. */
+/** `ColourRank` of `imagePk` for a query of `colours`, the way a search ranks the index's shortlist. */
 async function colourRankOf(b: Bench, hashes: GlobalHashIndex, colours: NonNullable<Query['colours']>, imagePk: number): Promise<ColourRank> {
-  const bySets = hashes.alikeInColour(colours.set, RANK_DEPTH, COLOUR_MIN_LIKENESS);
-  const at = bySets.findIndex((c) => c.key === imagePk);
+  const bySets = hashes.alikeInColour(colours.set, RANK_DEPTH, COLOUR_MIN_LIKENESS).map(({ key, likeness }) => ({ imagePk: key, likeness }));
+  const at = bySets.findIndex((c) => c.imagePk === imagePk);
   const shortlist = bySets.slice(0, COLOUR_SHORTLIST);
-  const stored = await b.repository.colourSharesOf(shortlist.map((c) => c.key));
-  const alikeness = (c: { key: number; likeness: number }) => {
-    const shares = stored.get(c.key);
-    return c.likeness + (shares ? colourOverlap(colours.shares, decodeColourShares(shares)) : c.likeness);
-  };
-  const reranked = shortlist.map((c) => ({ key: c.key, alikeness: alikeness(c) })).sort((x, y) => y.alikeness - x.alikeness || x.key - y.key);
-  const inShortlist = reranked.findIndex((c) => c.key === imagePk);
+  const reranked = rankedByColourShares(shortlist, colours.shares, await b.repository.colourSharesOf(shortlist.map((c) => c.imagePk)));
+  const inShortlist = reranked.findIndex((c) => c.imagePk === imagePk);
   return { bySets: at >= 0 ? at + 1 : null, bySetsAndShares: inShortlist >= 0 ? inShortlist + 1 : null };
 }
 

@@ -1,4 +1,4 @@
-import { seededRandom } from '@loupe/fingerprint';
+import { encodeColourShares, seededRandom } from '@loupe/fingerprint';
 import { createInProcessQueue, JobQueue, ProcessorMap } from '@loupe/queue';
 import { AccountRepository, CollectionRef, collectionShardOf, Db, ImageRepository, MatchIndexRepository, migrate, MIGRATIONS, openDatabase } from '@loupe/storage';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
@@ -19,6 +19,7 @@ import {
   mergeShortlists,
   parseCollectionShardSets,
   QueuedCollectionIndex,
+  rankedByColourShares,
 } from './collection-index';
 import { MatchIndexCache } from './index-cache';
 import { IndexSnapshots } from './index-snapshot';
@@ -269,5 +270,38 @@ describe('shortlists of word lists voted with apart', () => {
   it('keeps one shortlist as it is ranked', () => {
     const a = shortlist([5, 4, 3], 7);
     expect(mergeShortlists([a], undefined).map((c) => c.imagePk)).toEqual([7, 8, 9]);
+  });
+});
+
+describe('a colour shortlist ranked again by colour shares', () => {
+  /** Shares of 64 bins: `of` maps bins to their share, the rest 0. */
+  const shares = (of: Record<number, number>) => Float64Array.from({ length: 64 }, (_, bin) => of[bin] ?? 0);
+  const query = shares({ 3: 0.6, 9: 0.3, 40: 0.1 });
+
+  it('puts the image holding the query\'s colours in its amounts first, before one whose set is as alike', () => {
+    const shortlist = [
+      { imagePk: 1, likeness: 1 }, // the same bins, in other amounts: overlap 0.1 + 0.3 + 0.1
+      { imagePk: 2, likeness: 1 }, // the same bins and amounts: overlap 1
+      { imagePk: 3, likeness: 0.8 }, // most of the query's colour, one bin fewer: overlap 0.9
+    ];
+    const stored = new Map([
+      [1, encodeColourShares(shares({ 3: 0.1, 9: 0.8, 40: 0.1 }))],
+      [2, encodeColourShares(query)],
+      [3, encodeColourShares(shares({ 3: 0.6, 9: 0.4 }))],
+    ]);
+    expect(rankedByColourShares(shortlist, query, stored).map((c) => c.imagePk)).toEqual([2, 3, 1]);
+  });
+
+  it('counts the set likeness twice for an image stored without shares, and ranks equals by key', () => {
+    const shortlist = [
+      { imagePk: 7, likeness: 0.9 },
+      { imagePk: 5, likeness: 0.5 },
+      { imagePk: 4, likeness: 0.5 },
+    ];
+    const stored = new Map([
+      [5, encodeColourShares(shares({ 60: 1 }))], // none of the query's colour: 0.5 + 0
+      [4, encodeColourShares(shares({ 61: 1 }))],
+    ]);
+    expect(rankedByColourShares(shortlist, query, stored).map((c) => c.imagePk)).toEqual([7, 4, 5]);
   });
 });

@@ -1,4 +1,4 @@
-import { mergeVoteStatistics, VoteHelper, VoteStatistics } from '@loupe/fingerprint';
+import { colourOverlap, decodeColourShares, mergeVoteStatistics, VoteHelper, VoteStatistics } from '@loupe/fingerprint';
 import type { JobQueue } from '@loupe/queue';
 import { COLLECTION_INDEX_SHARDS, CollectionRef } from '@loupe/storage';
 import { askEveryShardSet, fanOutGroup, parseShardSets, ShardOwners, ShardSet, shardSetName } from '../shard-sets';
@@ -88,6 +88,23 @@ export interface HashProbe {
   hash: bigint;
   /** Whether the hash is of the mirrored query. */
   flipped: boolean;
+}
+
+/**
+ * `shortlist` (images by their colour sets' `likeness`, `alikeInColour`'s answer) ranked again by that likeness plus how
+ * much of the query's colour each image has in the same bins (`colourOverlap` of `queryShares` with its stored shares,
+ * `encodeColourShares`), most alike first (equal by key). An image indexed before shares were stored counts its set's
+ * likeness twice, the nearest measure it has.
+ */
+export function rankedByColourShares<T extends { imagePk: number; likeness: number }>(shortlist: readonly T[], queryShares: Float64Array, storedShares: ReadonlyMap<number, Uint8Array>): T[] {
+  const alikeness = (candidate: T) => {
+    const shares = storedShares.get(candidate.imagePk);
+    return candidate.likeness + (shares ? colourOverlap(queryShares, decodeColourShares(shares)) : candidate.likeness);
+  };
+  return shortlist
+    .map((candidate) => ({ candidate, alikeness: alikeness(candidate) }))
+    .sort((a, b) => b.alikeness - a.alikeness || a.candidate.imagePk - b.candidate.imagePk)
+    .map(({ candidate }) => candidate);
 }
 
 export interface HashCandidate {

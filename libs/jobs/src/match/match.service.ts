@@ -1,11 +1,11 @@
-import { colourOverlap, colourSet, colourShares, decodeColourShares, sameFrameShape, storedFrame, confirmDense, noSpareThread, SpareRunner, confirmPlacedCrop, confirmSharedDetail, confirmUpright, DenseCheck, UPRIGHT_CHECK, confirmWholeImage, deserializeFeatures, differenceHash, hashDistance, matchInRotatedFrame, mirrorGray, weakFitOptions, worthDenseCheck, enhancedScore, Features, GrayImage, MatchResult, renderOverlay, RgbImage, runInThisThread, TaskRunner, verifyInThisThread, verifyMatch, VerifyBatch } from '@loupe/fingerprint';
+import { colourSet, colourShares, sameFrameShape, storedFrame, confirmDense, noSpareThread, SpareRunner, confirmPlacedCrop, confirmSharedDetail, confirmUpright, DenseCheck, UPRIGHT_CHECK, confirmWholeImage, deserializeFeatures, differenceHash, hashDistance, matchInRotatedFrame, mirrorGray, weakFitOptions, worthDenseCheck, enhancedScore, Features, GrayImage, MatchResult, renderOverlay, RgbImage, runInThisThread, TaskRunner, verifyInThisThread, verifyMatch, VerifyBatch } from '@loupe/fingerprint';
 import { decodeToRgb, findContentBox, findContentInsideFlatBands, NormalizedImage, normalizeImage } from '@loupe/imaging';
 import type { BlobStore, CollectionRef, ImageRepository, MatchIndexRepository } from '@loupe/storage';
 import { CompareResult, ComparePayload, InputRefusedError, MatchItem, QuerySource, SearchPayload, SearchResult } from '../contracts';
 import { Stopwatch } from '../stopwatch';
 import { StepTimer } from '../step-timer';
 import { compareColors } from './color-compare';
-import { COLOUR_CANDIDATES, ColourCandidate, CollectionSearchIndex, GLOBAL_CANDIDATES, GLOBAL_HASH_MAX_DISTANCE, HashProbe, mergeShortlists, PLAIN_COLOUR_CANDIDATES } from './collection-index';
+import { COLOUR_CANDIDATES, ColourCandidate, CollectionSearchIndex, GLOBAL_CANDIDATES, GLOBAL_HASH_MAX_DISTANCE, HashProbe, mergeShortlists, PLAIN_COLOUR_CANDIDATES, rankedByColourShares } from './collection-index';
 import { storeOverlay } from './overlay-store';
 import { hasDistinctivePoints, LoadedQuery, QueryLoader, tooPlainMessage, UprightQuery, uprightQueryAhead, worthPlacing } from './query-loader';
 import { denseFitTask, pixelsOnly, placedCropTask, wholeImageTask } from './second-chance-tasks';
@@ -524,23 +524,12 @@ export class MatchService {
 
   /**
    * The `count` images most alike `rgb` in colour of the index's `shortlist` by colour sets (`COLOUR_SHORTLIST`): its
-   * first, or by `order` ranked again by their sets' likeness plus how much of each colour they have (`colourOverlap` of
-   * their stored shares); an image indexed before shares were stored counts its set's likeness twice, the nearest
-   * measure it has.
+   * first, or by `order` ranked again by their colour shares too (`rankedByColourShares`).
    */
   private async mostAlikeInColour(rgb: RgbImage, shortlist: ColourCandidate[], count: number, order: ColourOrder): Promise<ColourCandidate[]> {
     if (order === 'sets' || shortlist.length <= count) return shortlist.slice(0, count);
-    const queryShares = colourShares(rgb);
     const stored = await this.index.colourSharesOf(shortlist.map(({ imagePk }) => imagePk));
-    const alikeness = (c: ColourCandidate) => {
-      const shares = stored.get(c.imagePk);
-      return c.likeness + (shares ? colourOverlap(queryShares, decodeColourShares(shares)) : c.likeness);
-    };
-    return shortlist
-      .map((candidate) => ({ candidate, alikeness: alikeness(candidate) }))
-      .sort((a, b) => b.alikeness - a.alikeness || a.candidate.imagePk - b.candidate.imagePk)
-      .slice(0, count)
-      .map(({ candidate }) => candidate);
+    return rankedByColourShares(shortlist, colourShares(rgb), stored).slice(0, count);
   }
 
   /**
