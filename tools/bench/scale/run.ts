@@ -267,18 +267,18 @@ interface Miss {
   answered: string | null;
 }
 
-/** A query's word lists the way MatchService does it: normalise, crop borders, grey, ORB, quantise (+ mirror). */
+/** A query's word lists the way MatchService does it: normalise, crop borders, grey, ORB, quantise (+ mirror); also its colours. */
 async function queryWords(q: Query): Promise<Uint32Array[] | null> {
   if (q.wordLists !== undefined) return q.wordLists;
   try {
     const normalized = await normalizeImage(q.data, { preferredSide: PREFERRED_SIDE });
-    const gray = grayImageOf(cropImage(normalized, findContentBox(normalized)));
+    const rgb = cropImage(normalized, findContentBox(normalized));
+    const gray = grayImageOf(rgb);
     const features = await extractFeatures(gray, { includeMirror: q.edit.flip === true });
     q.features = features;
     q.nativeWords = await nativeScaleWords(gray);
     const vocabulary = searchVocabulary();
     q.wordLists = [vocabulary.quantize(features)];
-    const rgb = cropImage(normalized, findContentBox(normalized));
     q.colours = { set: colourSet(rgb), shares: colourShares(rgb) };
     if (q.edit.flip && features.mirrored) q.wordLists.push(vocabulary.quantize(features.mirrored));
   } catch {
