@@ -6,6 +6,7 @@ import { applyHomography } from './geometry';
 import { derotate, dominantRotation, fillEdgeRotation, matchInRotatedFrame, uprightCopy, uprightEvidence } from './rotation';
 import * as edit from './testing/edits';
 import { softBlobs, smoothWallpaper, toGray } from './testing/synthetic-images';
+import { cropRgb } from './rgb';
 import type { RgbImage } from './types';
 
 /** A wall of square tiles with grout: straight edges along the axes only. */
@@ -70,6 +71,18 @@ describe('rotated copies', () => {
     // Corners of one colour around content that does not reach them in straight edges (a disc on white): none either.
     const disc = await edit.toRgb(sharp(Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="600" height="400"><rect width="600" height="400" fill="#fff"/><circle cx="300" cy="200" r="170" fill="#c0392b"/></svg>')));
     expect(fillEdgeRotation(toGray(disc))).toBeNull();
+  });
+
+  it('tells whether it read the rotation off a filled canvas or off the image\'s own edges', async () => {
+    const turned = await edit.rotate(await tileWall(720, 480), 20);
+    const onCanvas = uprightCopy(turned, toGray(turned))!;
+    expect(Math.abs(onCanvas.angle - 20)).toBeLessThan(1);
+    expect(onCanvas.onFilledCanvas).toBe(true);
+    // Inside the rotated wall no corner is filled: the tiles' own edges tell the rotation.
+    const inside = cropRgb(turned, { left: 250, top: 200, right: turned.width - 250, bottom: turned.height - 200 });
+    const fromEdges = uprightCopy(inside, toGray(inside))!;
+    expect(Math.abs(fromEdges.angle - 20)).toBeLessThan(1);
+    expect(fromEdges.onFilledCanvas).toBe(false);
   });
 
   it('turns a rotated canvas back to the original frame, without the filled corners', async () => {

@@ -239,13 +239,15 @@ export function matchInRotatedFrame(match: MatchResult, toRotated: Homography, r
 
 /**
  * The upright image of a copy whose edges show a rotation (`dominantRotation` of at least MIN_ROTATION_STRENGTH), with
- * the angle it was turned back by; null for an image that shows none.
+ * the angle it was turned back by, and whether that rotation was read off a filled canvas's corners
+ * (`fillEdgeRotation`) rather than the image's own edges; null for an image that shows none.
  */
-export function uprightCopy(rgb: RgbImage, gray: GrayImage): (Derotated & { angle: number }) | null {
-  const { angle, strength } = fillEdgeRotation(gray) ?? dominantRotation(gray);
+export function uprightCopy(rgb: RgbImage, gray: GrayImage): (Derotated & { angle: number; onFilledCanvas: boolean }) | null {
+  const canvas = fillEdgeRotation(gray);
+  const { angle, strength } = canvas ?? dominantRotation(gray);
   if (strength < MIN_ROTATION_STRENGTH || Math.abs(angle) < MIN_ROTATION_DEGREES) return null;
   const upright = derotate(rgb, angle);
-  return upright && { ...upright, angle };
+  return upright && { ...upright, angle, onFilledCanvas: canvas !== null };
 }
 
 /** The bounds of an image's content: the imaging library's `findContentBox`. */
@@ -259,11 +261,11 @@ export type ContentBoxOf = (rgb: RgbImage) => PixelBox;
  * rotated onto a larger canvas keeps, inside the canvas, the flat or smoothly shaded edges (a gradient's ends) that
  * the collection image lost to that cut, and with them a frame of another shape than the collection image's.
  */
-export async function uprightEvidence(rgb: RgbImage, gray: GrayImage, includeMirror = false, contentBox?: ContentBoxOf): Promise<(Derotated & { features: Features }) | null> {
+export async function uprightEvidence(rgb: RgbImage, gray: GrayImage, includeMirror = false, contentBox?: ContentBoxOf): Promise<(Derotated & { features: Features; onFilledCanvas: boolean }) | null> {
   const turned = uprightCopy(rgb, gray);
   if (!turned) return null;
   const upright = contentBox ? cutTo(turned, contentBox(turned.rgb)) : turned;
-  return { ...upright, features: await extractFeatures(upright.gray, { includeMirror }) };
+  return { ...upright, features: await extractFeatures(upright.gray, { includeMirror }), onFilledCanvas: turned.onFilledCanvas };
 }
 
 /** An upright copy cut to `box`, its map to the rotated image moved by the cut. */

@@ -18,6 +18,16 @@ export class StepTimer {
     this.last = now;
   }
 
+  /**
+   * Adds the steps of work that ran alongside this timer's last steps (timed on `other`, from when it started), after
+   * them, and restarts the next lap from now: their times overlap the steps they ran beside, so the steps of a job that
+   * ran work alongside add up to more than its time.
+   */
+  alongside(other: StepTimer): void {
+    for (const [step, ms] of Object.entries(other.ms)) this.ms[step] = (this.ms[step] ?? 0) + ms;
+    this.last = performance.now();
+  }
+
   /** The steps reached, in the order first reached, rounded to 0.1 ms. */
   get times(): StepTimes {
     return Object.fromEntries(Object.entries(this.ms).map(([step, ms]) => [step, Math.round(ms * 10) / 10]));

@@ -13,7 +13,7 @@ import { CollectionSearchIndex, GLOBAL_HASH_MAX_DISTANCE, LocalCollectionIndex, 
 import { MatchIndexCache } from './index-cache';
 import { MatchService } from './match.service';
 import { nativeScaleWordsTask } from './native-scale-vote';
-import { uprightTask } from './second-chance-tasks';
+import { placedCropTask, uprightTask } from './second-chance-tasks';
 import { SearchIndexHook } from './search-index.hook';
 import { openEmbeddedStore, type EmbeddedStore } from '../testing/embedded-store';
 
@@ -418,6 +418,26 @@ describe('MatchService on a small collection added through ingest', () => {
     const result = await new MatchService(images, matchIndex, blobs, greyLed).search(searchPayload(await staged(rotatedCrop, 'rotated-crop.jpg')));
     expect(paths(result.items)).toEqual(['wallpapers/gradient.png']);
     expect(result.steps).toHaveProperty('upright_chances');
+  }, 60_000);
+
+  it('places a query turned on a filled canvas by its upright copy only, and an upright query as it is', async () => {
+    // Per placement started: whether it placed the upright copy (judged as a shared design) or the query as it is.
+    const placedUpright: boolean[] = [];
+    const recording: TaskRunner = (task, input) => {
+      if (task.name === placedCropTask.name) placedUpright.push((input as Parameters<typeof placedCropTask.run>[0]).check.sharedDesign === true);
+      return runInThisThread(task, input);
+    };
+    const searching = new MatchService(images, matchIndex, blobs, new LocalCollectionIndex(new MatchIndexCache(matchIndex)), verifyInThisThread, recording);
+    const gradient = originals.get(7)!;
+    const rotatedCrop = await jpegOf(await rotate(await crop(gradient, cropBox(gradient, 0.5, 0.2, 0.5)), 20), 80);
+    expect(paths((await searching.search(searchPayload(await staged(rotatedCrop, 'rotated-crop.jpg')))).items)).toEqual(['wallpapers/gradient.png']);
+    expect(placedUpright.length).toBeGreaterThan(0);
+    expect(placedUpright).not.toContain(false);
+    placedUpright.length = 0;
+    const wallpaper = originals.get(5)!;
+    const quarter = await jpegOf(await crop(wallpaper, cropBox(wallpaper, 0.25, 0.8, 0.2)), 60);
+    expect(paths((await searching.search(searchPayload(await staged(quarter, 'quarter.jpg')))).items)).toEqual(['wallpapers/blobs.jpg']);
+    expect(placedUpright).toContain(false);
   }, 60_000);
 
   it('runs the pixel second chances on compute threads and answers as in the calling thread', async () => {

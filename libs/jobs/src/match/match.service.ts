@@ -9,6 +9,7 @@ import { COLOUR_CANDIDATES, ColourCandidate, CollectionSearchIndex, GLOBAL_CANDI
 import { storeOverlay } from './overlay-store';
 import { hasDistinctivePoints, LoadedQuery, QueryLoader, tooPlainMessage, UprightQuery, uprightQueryAhead, worthPlacing } from './query-loader';
 import { denseFitTask, pixelsOnly, placedCropTask, wholeImageTask } from './second-chance-tasks';
+import { firstFound, type Found } from './first-found';
 import { matchVocabulary } from './vocabulary';
 import { nativeScaleWordsAhead } from './native-scale-vote';
 import { FIRST_ROUND, MAX_VERIFIED, RoundSteps, verifyInRounds, verifyStoredFeatures } from './verify-rounds';
@@ -114,6 +115,25 @@ interface SecondChanceCandidates {
   byFeatures: FeatureVerification | null;
   /** The query turned upright (`uprightQueryAhead`), asked only when the chances as it is have failed. */
   upright: () => Promise<UprightQuery | null>;
+}
+
+/** The stored pixels of collection images a search's second chances read or are reading, by image id (`storedPixelsOf`). */
+type PixelReads = Map<number, Promise<NormalizedImage | null>>;
+
+/** What every second chance of one search reads: the query, its candidates, and what the search has read so far. */
+interface ChanceSearch {
+  ref: CollectionRef;
+  query: LoadedQuery;
+  chances: SecondChanceCandidates;
+  /** The query turned upright (`SecondChanceCandidates.upright`), asked once. */
+  upright: Promise<UprightQuery | null>;
+  /** The query's hash neighbours, per probe (`MatchService.hashNeighbours`). */
+  neighbours: HashNeighbour[][];
+  /** Stored features read, by image id. */
+  fetched: Map<number, Buffer>;
+  paths: Map<number, string>;
+  payload: SearchPayload;
+  read: PixelReads;
 }
 
 /**
@@ -358,7 +378,9 @@ export class MatchService {
    * of the query by its pixels in `placing` (`confirmPlacements`: the best-voted few, for a query `worthPlacing`); then,
    * when the query's edges show a rotation off the axes (`uprightQuery`), the upright copy's own vote
    * (`verifyUprightVote`) and all four again on the upright copy (its hash neighbours' feature verification with the
-   * query's own features, the rest judged as UPRIGHT_CHECK), what they find told in the query's own frame.
+   * query's own features, the rest judged as UPRIGHT_CHECK), what they find told in the query's own frame. The upright
+   * copy's chances run alongside the three pixel chances of the query as it is (`uprightChances`), and are answered
+   * after them.
    *
    * The hash neighbours are verified by features because in a large collection the vote can rank the image of a copy
    * beyond the shortlist while its whole-image hash stays near: a copy that keeps the whole frame but few of its fine
@@ -369,50 +391,91 @@ export class MatchService {
    * upright one's).
    */
   private async secondChances(ref: CollectionRef, query: LoadedQuery, chances: SecondChanceCandidates, fetched: Map<number, Buffer>, paths: Map<number, string>, payload: SearchPayload, steps: StepTimer) {
-    const flip = payload.options.check_horizontal_flip;
-    const candidates = chances.dense;
     // The uncut frame's neighbours are only for feature verification, which a query too plain to verify does not get.
     const neighbours = await this.hashNeighbours(ref, query, payload, paths, chances.byFeatures !== null);
     const byHash = await verifyNeighbours(chances.byFeatures, neighbours);
     steps.lap('hash_neighbours');
     if (byHash.length > 0) return byHash;
-    // The collection images' pixels each step read, for the next steps: they look at the same best-voted images.
-    const read = new Map<number, NormalizedImage | null>();
-    const dense = await this.confirmFits(ref, query, await this.weakFits(query, candidates, fetched, flip), paths, read);
-    steps.lap('dense');
-    if (dense.length > 0) return dense;
-    const whole = await this.confirmWholeImages(ref, query, wholeImageCandidates(neighbours, candidates), fetched, paths, read);
-    steps.lap('whole_image');
-    if (whole.length > 0) return whole;
-    const placing = await chances.placing(query, 'sets and shares');
-    // The upright copy, unless started ahead, is made while the query is placed: a query that gets this far is rarely
-    // placed (24 of 323 in the matching benchmark; every query whose image is not in the collection goes on), and the
-    // copy's ORB extraction takes about as long as the placements.
-    const turning = chances.upright();
-    // Awaited below unless a placement is found first: its failure must not go unhandled then.
-    turning.catch(() => undefined);
-    const placed = await this.confirmPlacements(ref, query, placing, fetched, paths, read);
-    steps.lap('placement');
-    if (placed.length > 0) return placed;
-    const upright = await turning;
+    const upright = chances.upright();
+    // Awaited by the chances below unless the query is found first: its failure must not go unhandled then.
+    upright.catch(() => undefined);
+    const search: ChanceSearch = { ref, query, chances, upright, neighbours, fetched, paths, payload, read: new Map() };
+    // The upright copy's chances run alongside the query's own pixel chances, which are answered first: neither reads
+    // what the other decides (only the features and pixels both read, kept once in `fetched` and `read`), so the answer
+    // is the one of the two run one after the other. A query that gets this far is rarely found by its own pixel chances
+    // (every query whose image is not in the collection goes on), and these leave a core idle between their few checks
+    // (a decode, a row lookup), where the upright copy's vote and verification fit. Found as it is, the upright chain
+    // stops at its next step.
+    let foundAsIs = false;
+    const uprightSteps = new StepTimer();
+    const uprightChain = this.uprightChances(search, () => foundAsIs, uprightSteps);
+    // Awaited below unless the query is found as it is: its failure must not go unhandled then.
+    uprightChain.catch(() => undefined);
+    const asIs = await this.pixelChances(search, steps);
+    if (asIs.length > 0) {
+      foundAsIs = true;
+      return asIs;
+    }
+    const foundUpright = await uprightChain;
+    steps.alongside(uprightSteps);
+    return foundUpright;
+  }
+
+  /**
+   * The second chances of the query as it is, by its pixels: the dense check of the best-voted few, the whole-image check
+   * of its hash neighbours and the best-voted image, and its placement (`placing`), started at once and answered in
+   * that order (`firstFound`).
+   */
+  private pixelChances({ ref, query, chances, upright, neighbours, fetched, paths, payload, read }: ChanceSearch, steps: StepTimer) {
+    const candidates = chances.dense;
+    const placement = async () => {
+      const placing = await chances.placing(query, 'sets and shares');
+      // A query turned on a filled canvas is no upright crop, which is all a placement aligns: its upright copy is placed.
+      if (placing.length === 0 || (await upright)?.onFilledCanvas) return [];
+      return this.confirmPlacements(ref, query, placing, fetched, paths, read);
+    };
+    return firstFound(
+      [
+        ['dense', (async () => this.confirmFits(ref, query, await this.weakFits(query, candidates, fetched, payload.options.check_horizontal_flip), paths, read))()],
+        ['whole_image', this.confirmWholeImages(ref, query, wholeImageCandidates(neighbours, candidates), fetched, paths, read)],
+        ['placement', placement()],
+      ],
+      steps,
+    );
+  }
+
+  /**
+   * The chances of the query turned upright, when its edges show a rotation off the axes (`uprightQuery`): its own vote
+   * (`verifyUprightVote`), its hash neighbours' feature verification with the query's own features, then the three
+   * pixel chances again on the upright copy, judged as UPRIGHT_CHECK and answered in order (`firstFound`); what they
+   * find told in the query's own frame. Stops before its next step once `stopped` (the query was found as it is). Its
+   * steps are timed on `steps`.
+   */
+  private async uprightChances(search: ChanceSearch, stopped: () => boolean, steps: StepTimer): Promise<Found> {
+    const { ref, query, chances, fetched, paths, payload, read } = search;
+    const candidates = chances.dense;
+    const upright = await search.upright;
     steps.lap('upright_copy');
-    if (!upright) return [];
+    if (!upright || stopped()) return [];
     const found = await this.verifyUprightVote(ref, upright, payload, paths, fetched, chances.byFeatures);
     steps.lap('upright_vote');
-    if (found.length === 0) {
+    if (found.length === 0 && !stopped()) {
       const uprightNeighbours = await this.hashNeighbours(ref, upright, payload, paths);
       // Verified with the query's own features: their matches are in its frame already.
       const uprightByHash = await verifyNeighbours(chances.byFeatures, uprightNeighbours);
       if (uprightByHash.length > 0) return uprightByHash;
-      found.push(...(await this.confirmFits(ref, upright, await this.weakFits(upright, candidates, fetched, flip), paths, read, UPRIGHT_CHECK)));
-      if (found.length === 0) found.push(...(await this.confirmWholeImages(ref, upright, wholeImageCandidates(uprightNeighbours, candidates), fetched, paths, read, UPRIGHT_CHECK)));
-      if (found.length === 0) {
-        // The upright copy is placed where the query was, and in the images most alike its own colours: a rotated
-        // canvas's fill is a colour the collection image lacks, which can rank other images first. In the matching
-        // benchmark this found 6 more of 756 family queries (rotated copies and crops of gradients, a flat landscape's
-        // rotated crop) and lost none.
-        const uprightPlacing = [...new Set([...(await chances.placing(query, 'sets')), ...(await chances.placing(upright, 'sets'))])];
-        found.push(...(await this.confirmPlacements(ref, upright, uprightPlacing, fetched, paths, read, UPRIGHT_CHECK)));
+      if (!stopped()) {
+        const placement = async () => {
+          // The upright copy is placed where the query was, and in the images most alike its own colours: a rotated
+          // canvas's fill is a colour the collection image lacks, which can rank other images first. In the matching
+          // benchmark this found 6 more of 756 family queries (rotated copies and crops of gradients, a flat
+          // landscape's rotated crop) and lost none.
+          const placing = [...new Set([...(await chances.placing(query, 'sets')), ...(await chances.placing(upright, 'sets'))])];
+          return this.confirmPlacements(ref, upright, placing, fetched, paths, read, UPRIGHT_CHECK);
+        };
+        const dense = (async () => this.confirmFits(ref, upright, await this.weakFits(upright, candidates, fetched, payload.options.check_horizontal_flip), paths, read, UPRIGHT_CHECK))();
+        const whole = this.confirmWholeImages(ref, upright, wholeImageCandidates(uprightNeighbours, candidates), fetched, paths, read, UPRIGHT_CHECK);
+        found.push(...(await firstFound([['dense', dense], ['whole_image', whole], ['placement', placement()]])));
       }
       steps.lap('upright_chances');
     }
@@ -458,7 +521,7 @@ export class MatchService {
    * The dense second chance's pixel comparisons (`confirmWeakFit`) of weak fits: smooth or faint images whose copies
    * keep too few corners for the feature check. Only candidates with a fit have their row looked up and pixels read.
    */
-  private async confirmFits(ref: CollectionRef, query: LoadedQuery, fitting: Array<{ imagePk: number; fit: MatchResult }>, paths: Map<number, string>, read: Map<number, NormalizedImage | null>, check: DenseCheck = {}) {
+  private async confirmFits(ref: CollectionRef, query: LoadedQuery, fitting: Array<{ imagePk: number; fit: MatchResult }>, paths: Map<number, string>, read: PixelReads, check: DenseCheck = {}) {
     if (fitting.length === 0) return [];
     // Rows without a stored image (imported word lists only) have nothing to compare densely.
     const pixelsOf = await this.storedPixelsOf(ref, fitting.map(({ imagePk }) => imagePk), paths, read);
@@ -492,7 +555,7 @@ export class MatchService {
    * best-voted image (`wholeImageCandidates`) of its shape get a whole-image check (`confirmWholeImage`): copies of images
    * too smooth or too repetitive for corners, which keep the whole frame.
    */
-  private async confirmWholeImages(ref: CollectionRef, query: LoadedQuery, candidates: ReadonlyMap<number, boolean>, fetched: Map<number, Buffer>, paths: Map<number, string>, read: Map<number, NormalizedImage | null>, check: DenseCheck = {}) {
+  private async confirmWholeImages(ref: CollectionRef, query: LoadedQuery, candidates: ReadonlyMap<number, boolean>, fetched: Map<number, Buffer>, paths: Map<number, string>, read: PixelReads, check: DenseCheck = {}) {
     if (candidates.size === 0) return [];
     await this.fetchFeatures([...candidates.keys()], fetched);
     // A copy of the whole image keeps its shape: the pixels of other shapes are not read.
@@ -537,7 +600,7 @@ export class MatchService {
    * verification rounds did not): upright crops that neither features nor a weak fit could align. Their stored pixels
    * are taken from `read` when there, and added to it.
    */
-  private async confirmPlacements(ref: CollectionRef, query: LoadedQuery, candidates: number[], fetched: Map<number, Buffer>, paths: Map<number, string>, read: Map<number, NormalizedImage | null>, check: DenseCheck = {}) {
+  private async confirmPlacements(ref: CollectionRef, query: LoadedQuery, candidates: number[], fetched: Map<number, Buffer>, paths: Map<number, string>, read: PixelReads, check: DenseCheck = {}) {
     await this.fetchFeatures(candidates, fetched);
     const withFeatures = candidates.filter((imagePk) => fetched.get(imagePk)?.length);
     const pixelsOf = await this.storedPixelsOf(ref, withFeatures, paths, read);
@@ -569,23 +632,25 @@ export class MatchService {
 
   /**
    * The stored pixels of `imagePks` (`storedPixels`), null for a row without a stored image. Those in `read` (what the
-   * search's earlier steps read) are not read again; the others are added to it. The reads and decodes run at once
+   * search's other steps read, or are reading) are not read again; the others are added to it. The reads and decodes run at once
    * (sharp decodes off the main thread): on a query with no match they are most of a second chance's time, and the
    * second chances look at the same best-voted images.
    */
-  private async storedPixelsOf(ref: CollectionRef, imagePks: readonly number[], paths: Map<number, string>, read = new Map<number, NormalizedImage | null>()): Promise<Array<NormalizedImage | null>> {
+  private async storedPixelsOf(ref: CollectionRef, imagePks: readonly number[], paths: Map<number, string>, read: PixelReads = new Map()): Promise<Array<NormalizedImage | null>> {
     const unread = [...new Set(imagePks)].filter((imagePk) => !read.has(imagePk));
     if (unread.length > 0) {
-      const rows = await this.images.findByPaths(ref, unread.map((imagePk) => paths.get(imagePk)!));
-      const pixels = await Promise.all(
-        unread.map((imagePk) => {
-          const normBlobKey = rows.get(paths.get(imagePk)!)?.norm_blob_key;
-          return normBlobKey ? this.storedPixels(normBlobKey) : null;
-        }),
-      );
-      unread.forEach((imagePk, i) => read.set(imagePk, pixels[i]));
+      const rows = this.images.findByPaths(ref, unread.map((imagePk) => paths.get(imagePk)!));
+      for (const imagePk of unread) {
+        read.set(
+          imagePk,
+          rows.then((found) => {
+            const normBlobKey = found.get(paths.get(imagePk)!)?.norm_blob_key;
+            return normBlobKey ? this.storedPixels(normBlobKey) : null;
+          }),
+        );
+      }
     }
-    return imagePks.map((imagePk) => read.get(imagePk) ?? null);
+    return Promise.all(imagePks.map((imagePk) => read.get(imagePk)!));
   }
 
   /**

@@ -24,7 +24,11 @@ export interface LoadedQuery {
 export type QueryPixels = Pick<LoadedQuery, 'label' | 'rgb' | 'gray' | 'uncutHash'>;
 
 /** A rotated query turned back upright (`uprightQuery`), with the map of its pixels back to the query's. */
-export type UprightQuery = LoadedQuery & { toRotated: number[] };
+export type UprightQuery = LoadedQuery & {
+  toRotated: number[];
+  /** The rotation was read off the filled corners of a canvas the query was turned on (`fillEdgeRotation`). */
+  onFilledCanvas: boolean;
+};
 
 /**
  * The query turned back upright when its edges show a rotation off the axes (`uprightCopy`) and cut to its content as a
@@ -37,7 +41,7 @@ export async function uprightQuery(query: QueryPixels, includeMirror: boolean, r
 
 async function uprightOf(query: QueryPixels, turning: ReturnType<typeof uprightTask.run>): Promise<UprightQuery | null> {
   const upright = await turning;
-  return upright && { label: query.label, rgb: upright.rgb, gray: upright.gray, features: upright.features, toRotated: upright.toRotated };
+  return upright && { label: query.label, rgb: upright.rgb, gray: upright.gray, features: upright.features, toRotated: upright.toRotated, onFilledCanvas: upright.onFilledCanvas };
 }
 
 /**
