@@ -595,7 +595,7 @@ function render(reports: SizeReport[], ctx: { photos: number; queried: number; p
   L.push('|---|---|---|---|---|---|---|---|---|');
   for (const r of reports) L.push(`| ${r.size.toLocaleString('en')} | ${p50p95(r.searchMs)} | ${p50p95(r.searchMsOf.inCollection)} | ${p50p95(r.searchMsOf.outside)} | ${p50p95(r.searchCpuMs)} | ${p50p95(r.decodeMs)} | ${p50p95(r.voteAndVerifyMs)} | ${p50p95(r.voteMs)} | ${p50p95(r.sharedVoteMs)} |`);
   L.push('');
-  L.push('The slowest tenth of searches at each size: their mean time, and its steps as the searches report them (`SearchResult.steps`, means in ms; a step counts as 0 for a search that did not reach it; the rest is staging and the processor\'s own work):', '');
+  L.push('The slowest tenth of searches at each size: their mean time, and its steps as the searches report them (`SearchResult.steps`, means in ms; a step counts as 0 for a search that did not reach it; the upright copy\'s steps ran beside the dense, whole-image and placement steps, so the steps can add up to more than the time; the rest is staging and the processor\'s own work):', '');
   for (const r of reports) L.push(`- ${r.size.toLocaleString('en')}: ${describeSteps(r)}`);
   L.push('', 'The step of the search that found each recall hit (the last step its search reached), and the edits found past the verification rounds:', '');
   for (const r of reports) L.push(`- ${r.size.toLocaleString('en')}: ${describeFoundBy(r)}; distractors whose pixels the second chances read: ${r.distractorCopiesRead}`);
