@@ -127,8 +127,6 @@ interface ChanceSearch {
   chances: SecondChanceCandidates;
   /** The query turned upright (`SecondChanceCandidates.upright`), asked once. */
   upright: Promise<UprightQuery | null>;
-  /** The query's hash neighbours, per probe (`MatchService.hashNeighbours`). */
-  neighbours: HashNeighbour[][];
   /** Stored features read, by image id. */
   fetched: Map<number, Buffer>;
   paths: Map<number, string>;
@@ -399,7 +397,7 @@ export class MatchService {
     const upright = chances.upright();
     // Awaited by the chances below unless the query is found first: its failure must not go unhandled then.
     upright.catch(() => undefined);
-    const search: ChanceSearch = { ref, query, chances, upright, neighbours, fetched, paths, payload, read: new Map() };
+    const search: ChanceSearch = { ref, query, chances, upright, fetched, paths, payload, read: new Map() };
     // The upright copy's chances run alongside the query's own pixel chances, which are answered first: neither reads
     // what the other decides (only the features and pixels both read, kept once in `fetched` and `read`), so the answer
     // is the one of the two run one after the other. A query that gets this far is rarely found by its own pixel chances
@@ -411,7 +409,13 @@ export class MatchService {
     const uprightChain = this.uprightChances(search, () => foundAsIs, uprightSteps);
     // Awaited below unless the query is found as it is: its failure must not go unhandled then.
     uprightChain.catch(() => undefined);
-    const asIs = await this.pixelChances(search, steps);
+    const placingAsIs = async () => {
+      const placing = await chances.placing(query, 'sets and shares');
+      // A query turned on a filled canvas is no upright crop, which is all a placement aligns: its upright copy is placed.
+      if (placing.length === 0 || (await upright)?.onFilledCanvas) return [];
+      return placing;
+    };
+    const asIs = await this.pixelChances(search, query, neighbours, placingAsIs, {}, steps);
     if (asIs.length > 0) {
       foundAsIs = true;
       return asIs;
@@ -422,26 +426,18 @@ export class MatchService {
   }
 
   /**
-   * The second chances of the query as it is, by its pixels: the dense check of the best-voted few, the whole-image check
-   * of its hash neighbours and the best-voted image, and its placement (`placing`), started at once and answered in
-   * that order (`firstFound`).
+   * The three pixel chances of `by` (the query as it is, or its upright copy), judged as `check`: the dense check of the
+   * best-voted few, the whole-image check of its hash neighbours (`neighbours`) and the best-voted image, and its
+   * placement in the images `placing` gives, started at once and answered in that order (`firstFound`), each lapped on
+   * `steps` when given.
    */
-  private pixelChances({ ref, query, chances, upright, neighbours, fetched, paths, payload, read }: ChanceSearch, steps: StepTimer) {
+  private pixelChances(search: ChanceSearch, by: LoadedQuery, neighbours: HashNeighbour[][], placing: () => Promise<number[]>, check: DenseCheck, steps?: StepTimer): Promise<Found> {
+    const { ref, chances, fetched, paths, payload, read } = search;
     const candidates = chances.dense;
-    const placement = async () => {
-      const placing = await chances.placing(query, 'sets and shares');
-      // A query turned on a filled canvas is no upright crop, which is all a placement aligns: its upright copy is placed.
-      if (placing.length === 0 || (await upright)?.onFilledCanvas) return [];
-      return this.confirmPlacements(ref, query, placing, fetched, paths, read);
-    };
-    return firstFound(
-      [
-        ['dense', (async () => this.confirmFits(ref, query, await this.weakFits(query, candidates, fetched, payload.options.check_horizontal_flip), paths, read))()],
-        ['whole_image', this.confirmWholeImages(ref, query, wholeImageCandidates(neighbours, candidates), fetched, paths, read)],
-        ['placement', placement()],
-      ],
-      steps,
-    );
+    const dense = (async () => this.confirmFits(ref, by, await this.weakFits(by, candidates, fetched, payload.options.check_horizontal_flip), paths, read, check))();
+    const whole = this.confirmWholeImages(ref, by, wholeImageCandidates(neighbours, candidates), fetched, paths, read, check);
+    const placed = (async () => this.confirmPlacements(ref, by, await placing(), fetched, paths, read, check))();
+    return firstFound([['dense', dense], ['whole_image', whole], ['placement', placed]], steps);
   }
 
   /**
@@ -452,8 +448,7 @@ export class MatchService {
    * steps are timed on `steps`.
    */
   private async uprightChances(search: ChanceSearch, stopped: () => boolean, steps: StepTimer): Promise<Found> {
-    const { ref, query, chances, fetched, paths, payload, read } = search;
-    const candidates = chances.dense;
+    const { ref, query, chances, fetched, paths, payload } = search;
     const upright = await search.upright;
     steps.lap('upright_copy');
     if (!upright || stopped()) return [];
@@ -465,17 +460,12 @@ export class MatchService {
       const uprightByHash = await verifyNeighbours(chances.byFeatures, uprightNeighbours);
       if (uprightByHash.length > 0) return uprightByHash;
       if (!stopped()) {
-        const placement = async () => {
-          // The upright copy is placed where the query was, and in the images most alike its own colours: a rotated
-          // canvas's fill is a colour the collection image lacks, which can rank other images first. In the matching
-          // benchmark this found 6 more of 756 family queries (rotated copies and crops of gradients, a flat
-          // landscape's rotated crop) and lost none.
-          const placing = [...new Set([...(await chances.placing(query, 'sets')), ...(await chances.placing(upright, 'sets'))])];
-          return this.confirmPlacements(ref, upright, placing, fetched, paths, read, UPRIGHT_CHECK);
-        };
-        const dense = (async () => this.confirmFits(ref, upright, await this.weakFits(upright, candidates, fetched, payload.options.check_horizontal_flip), paths, read, UPRIGHT_CHECK))();
-        const whole = this.confirmWholeImages(ref, upright, wholeImageCandidates(uprightNeighbours, candidates), fetched, paths, read, UPRIGHT_CHECK);
-        found.push(...(await firstFound([['dense', dense], ['whole_image', whole], ['placement', placement()]])));
+        // The upright copy is placed where the query was, and in the images most alike its own colours: a rotated
+        // canvas's fill is a colour the collection image lacks, which can rank other images first. In the matching
+        // benchmark this found 6 more of 756 family queries (rotated copies and crops of gradients, a flat landscape's
+        // rotated crop) and lost none.
+        const placing = async () => [...new Set([...(await chances.placing(query, 'sets')), ...(await chances.placing(upright, 'sets'))])];
+        found.push(...(await this.pixelChances(search, upright, uprightNeighbours, placing, UPRIGHT_CHECK)));
       }
       steps.lap('upright_chances');
     }
@@ -632,9 +622,9 @@ export class MatchService {
 
   /**
    * The stored pixels of `imagePks` (`storedPixels`), null for a row without a stored image. Those in `read` (what the
-   * search's other steps read, or are reading) are not read again; the others are added to it. The reads and decodes run at once
-   * (sharp decodes off the main thread): on a query with no match they are most of a second chance's time, and the
-   * second chances look at the same best-voted images.
+   * search's other steps read, or are reading) are not read again; the others are added to it. The reads and decodes
+   * run at once (sharp decodes off the main thread): on a query with no match they are most of a second chance's time,
+   * and the second chances look at the same best-voted images.
    */
   private async storedPixelsOf(ref: CollectionRef, imagePks: readonly number[], paths: Map<number, string>, read: PixelReads = new Map()): Promise<Array<NormalizedImage | null>> {
     const unread = [...new Set(imagePks)].filter((imagePk) => !read.has(imagePk));
