@@ -91,35 +91,14 @@ interface HashNeighbour {
 interface FeatureVerification {
   steps: RoundSteps<number, Map<number, Buffer>, MatchResult>;
   verified: Set<number>;
+  /** The vote of the query turned upright (`verifyUprightVote`), asked once; empty for a query not turned. */
+  uprightShortlist: () => Promise<Candidate[]>;
 }
 
 /** `make`'s promise, made when first asked for and shared by every later ask. */
 function sharedOnce<T>(make: () => Promise<T>): () => Promise<T> {
   let made: Promise<T> | undefined;
   return () => (made ??= make());
-}
-
-/**
- * The scans of the collection's index that a search's second chances read (on the calling thread, for an index held in
- * this process), each made once: when first asked for, or ahead (`scanAhead`).
- */
-interface ChanceScans {
-  /** The query's hash neighbours (`MatchService.hashNeighbours`). */
-  neighbours: () => Promise<HashNeighbour[][]>;
-  /** The vote of the query turned upright (`verifyUprightVote`); empty for a query not turned. */
-  uprightShortlist: () => Promise<Candidate[]>;
-  /** The hash neighbours of the query turned upright; none for a query not turned. */
-  uprightNeighbours: () => Promise<HashNeighbour[][]>;
-}
-
-/**
- * Starts every scan of `scans` now. A query the first verification round did not match will most likely need them all
- * (every query whose image is not in the collection does): started as soon as the later rounds verify, they run while
- * the calling thread would wait on the verification threads, not after the last round.
- */
-function scanAhead(scans: ChanceScans): void {
-  // Not awaited when a later round matches: their failure must not go unhandled then.
-  for (const scan of [scans.neighbours, scans.uprightShortlist, scans.uprightNeighbours]) scan().catch(() => undefined);
 }
 
 /**
@@ -142,7 +121,8 @@ interface SecondChanceCandidates {
   placing: (by: LoadedQuery, colours: ColourOrder) => Promise<number[]>;
   /** The search's feature verification, for the hash neighbours; null for a query with too few points to verify. */
   byFeatures: FeatureVerification | null;
-  scans: ChanceScans;
+  /** The query's hash neighbours (`MatchService.hashNeighbours`), scanned once. */
+  neighbours: () => Promise<HashNeighbour[][]>;
   /** The query turned upright (`uprightQueryAhead`), asked only when the chances as it is have failed. */
   upright: () => Promise<UprightQuery | null>;
 }
@@ -288,13 +268,26 @@ export class MatchService {
       ranked = merged.map((c) => c.imagePk);
       return ranked;
     };
-    const scans = this.chanceScans(ref, query, upright, payload, paths, true);
-    const found = await verifyInRounds(ranked, wanted, recordingVerified(byFeatures, verified), widen, () => scanAhead(scans));
+    // The index scans of the second chances (hash neighbours, the upright copy's vote) run on this thread. A query the
+    // first round did not match will most likely need them: they start as soon as the first later round is verifying,
+    // while this thread would otherwise wait on the verification threads, not after the last round.
+    const neighbours = sharedOnce(() => this.hashNeighbours(ref, query, payload, paths, true));
+    const uprightShortlist = sharedOnce(async () => {
+      const copy = await upright();
+      return copy ? this.shortlist(ref, copy, payload) : [];
+    });
+    const scanAhead = () => {
+      // Not awaited when a later round matches: their failure must not go unhandled then.
+      neighbours().catch(() => undefined);
+      uprightShortlist().catch(() => undefined);
+    };
+    const found = await verifyInRounds(ranked, wanted, recordingVerified(byFeatures, verified), widen, scanAhead);
     steps.lap('verification');
     if (found.length > 0) return found;
     const placing = worthPlacing(query, words) ? this.placing(ref, ranked.slice(0, PLACEMENT_CANDIDATES), payload, paths, COLOUR_CANDIDATES) : async () => [];
     // Nothing matched, so every round ran: `verified` holds every candidate verified by features.
-    return this.secondChances(ref, query, { dense: ranked.slice(0, DENSE_CANDIDATES), placing, byFeatures: { steps: byFeatures, verified }, scans, upright }, fetched, paths, payload, steps);
+    const byAllFeatures = { steps: byFeatures, verified, uprightShortlist };
+    return this.secondChances(ref, query, { dense: ranked.slice(0, DENSE_CANDIDATES), placing, byFeatures: byAllFeatures, neighbours, upright }, fetched, paths, payload, steps);
   }
 
   /**
@@ -316,8 +309,9 @@ export class MatchService {
    */
   private async matchWholeCopy(ref: CollectionRef, query: LoadedQuery, upright: SecondChanceCandidates['upright'], payload: SearchPayload, paths: Map<number, string>, fetched: Map<number, Buffer>, steps: StepTimer) {
     const placing = this.placing(ref, [], payload, paths, PLAIN_COLOUR_CANDIDATES);
-    const scans = this.chanceScans(ref, query, upright, payload, paths, false);
-    const found = await this.secondChances(ref, query, { dense: [], placing, byFeatures: null, scans, upright }, fetched, paths, payload, steps);
+    // The uncut frame's neighbours are only for feature verification, which a query too plain to verify does not get.
+    const neighbours = () => this.hashNeighbours(ref, query, payload, paths);
+    const found = await this.secondChances(ref, query, { dense: [], placing, byFeatures: null, neighbours, upright }, fetched, paths, payload, steps);
     if (found.length === 0) throw new InputRefusedError(tooPlainMessage(query));
     return found;
   }
@@ -421,7 +415,7 @@ export class MatchService {
    * upright one's).
    */
   private async secondChances(ref: CollectionRef, query: LoadedQuery, chances: SecondChanceCandidates, fetched: Map<number, Buffer>, paths: Map<number, string>, payload: SearchPayload, steps: StepTimer) {
-    const neighbours = await chances.scans.neighbours();
+    const neighbours = await chances.neighbours();
     const byHash = await verifyNeighbours(chances.byFeatures, neighbours);
     steps.lap('hash_neighbours');
     if (byHash.length > 0) return byHash;
@@ -483,10 +477,10 @@ export class MatchService {
     const upright = await search.upright;
     steps.lap('upright_copy');
     if (!upright || stopped()) return [];
-    const found = await this.verifyUprightVote(ref, upright, payload, paths, fetched, chances);
+    const found = await this.verifyUprightVote(ref, upright, payload, paths, fetched, chances.byFeatures);
     steps.lap('upright_vote');
     if (found.length === 0 && !stopped()) {
-      const uprightNeighbours = await chances.scans.uprightNeighbours();
+      const uprightNeighbours = await this.hashNeighbours(ref, upright, payload, paths);
       // Verified with the query's own features: their matches are in its frame already.
       const uprightByHash = await verifyNeighbours(chances.byFeatures, uprightNeighbours);
       if (uprightByHash.length > 0) return uprightByHash;
@@ -507,15 +501,15 @@ export class MatchService {
   }
 
   /**
-   * The vote of a rotated query's upright copy (`ChanceScans.uprightShortlist`), and feature verification (with the copy's features, so in its frame) of
+   * The vote of a rotated query's upright copy, and feature verification (with the copy's features, so in its frame) of
    * its FIRST_ROUND best-voted candidates that the search has not verified. ORB's orientation makes a rotated query's
    * words only nearly its image's, and a large collection outvotes them: in 100,000 images four rotated queries (by 15°
    * and 30°, one of them also cropped, halved and re-encoded) ranked their images 87th-156th, where their upright copies'
    * votes ranked all four first. Nothing for a query with too few points to verify.
    */
-  private async verifyUprightVote(ref: CollectionRef, upright: LoadedQuery, payload: SearchPayload, paths: Map<number, string>, fetched: Map<number, Buffer>, { byFeatures, scans }: SecondChanceCandidates) {
+  private async verifyUprightVote(ref: CollectionRef, upright: LoadedQuery, payload: SearchPayload, paths: Map<number, string>, fetched: Map<number, Buffer>, byFeatures: FeatureVerification | null) {
     if (!byFeatures) return [];
-    const unverified = (await scans.uprightShortlist()).filter((c) => !byFeatures.verified.has(c.imagePk)).slice(0, FIRST_ROUND);
+    const unverified = (await byFeatures.uprightShortlist()).filter((c) => !byFeatures.verified.has(c.imagePk)).slice(0, FIRST_ROUND);
     for (const { imagePk, filepath } of unverified) {
       paths.set(imagePk, filepath);
       byFeatures.verified.add(imagePk);
@@ -679,24 +673,6 @@ export class MatchService {
   private async storedPixels(normBlobKey: string): Promise<NormalizedImage | null> {
     const data = await this.blobs.get(normBlobKey);
     return data && normalizeImage(data, { preferredSide: SECOND_CHANCE_DECODE_SIDE });
-  }
-
-  /**
-   * The index scans of a search's second chances for `query` and its `upright` copy; `forFeatures` (a query with points
-   * enough to verify) adds the uncut frame's hash neighbours, which only feature verification is given.
-   */
-  private chanceScans(ref: CollectionRef, query: LoadedQuery, upright: SecondChanceCandidates['upright'], payload: SearchPayload, paths: Map<number, string>, forFeatures: boolean): ChanceScans {
-    return {
-      neighbours: sharedOnce(() => this.hashNeighbours(ref, query, payload, paths, forFeatures)),
-      uprightShortlist: sharedOnce(async () => {
-        const copy = await upright();
-        return copy ? this.shortlist(ref, copy, payload) : [];
-      }),
-      uprightNeighbours: sharedOnce(async () => {
-        const copy = await upright();
-        return copy ? this.hashNeighbours(ref, copy, payload, paths) : [];
-      }),
-    };
   }
 
   /** The vote's candidates for `query` (the query, or its upright copy), by its `words`. */
