@@ -1,4 +1,4 @@
-import { DEFAULT_MIN_SCORE, differenceHash, hashDistance, noSpareThread, RgbImage, runInThisThread, SpareRunner, TaskRunner, ThreadPool, VerifyBatch, verifyInThisThread } from '@loupe/fingerprint';
+import { DEFAULT_MIN_SCORE, differenceHash, hashDistance, noSpareThread, RgbImage, runInThisThread, SpareRunner, TaskRunner, ThreadPool, verifyInThisThread } from '@loupe/fingerprint';
 import { crop, cropBox, rotate, scale } from '@loupe/fingerprint/src/testing/edits';
 import { flatLandscape, linearGradient, ringTiles, softBlobs, syntheticImage } from '@loupe/fingerprint/src/testing/synthetic-images';
 import { flatColor, rawSharp } from '@loupe/imaging/src/testing/test-images';
@@ -13,7 +13,6 @@ import { CollectionSearchIndex, GLOBAL_HASH_MAX_DISTANCE, LocalCollectionIndex, 
 import { MatchIndexCache } from './index-cache';
 import { MatchService } from './match.service';
 import { nativeScaleWordsTask } from './native-scale-vote';
-import { MAX_VERIFIED } from './verify-rounds';
 import { placedCropTask, uprightTask } from './second-chance-tasks';
 import { SearchIndexHook } from './search-index.hook';
 import { openEmbeddedStore, type EmbeddedStore } from '../testing/embedded-store';
@@ -278,47 +277,6 @@ describe('MatchService on a small collection added through ingest', () => {
     expect(again).toMatchObject({ items: [], total_results: 0 });
     expect(events.slice(1).filter((e) => e.startsWith('upright'))).toEqual(['upright asked']);
     expect(events[1]).toBe('vote');
-  }, 60_000);
-
-  it('scans the hash neighbours and votes with the upright copy beside the later verification rounds of a query the first round did not match', async () => {
-    // A vote as long as a large collection's: the test collection's images, then images without stored features
-    // (verified as no match), so that the first round is followed by two later rounds.
-    const events: string[] = [];
-    const padded = indexChanged((local) => ({
-      candidates: async (ref, request) => {
-        events.push('vote');
-        const candidates = await local.candidates(ref, request);
-        const padding = Array.from({ length: MAX_VERIFIED - candidates.length }, (_, i) => ({ imagePk: 1_000_000 + i, filepath: `padding/${i}.jpg`, votes: 0 }));
-        return [...candidates, ...padding];
-      },
-      nearestByHash: async (ref, probes, filters) => {
-        events.push('hash scan');
-        return local.nearestByHash(ref, probes, filters);
-      },
-    }));
-    const recordingVerify: VerifyBatch = (query, targets, options) => {
-      events.push('verify');
-      return verifyInThisThread(query, targets, options);
-    };
-    const spareThread: SpareRunner = (task, input) => runInThisThread(task, input);
-    const searching = new MatchService(images, matchIndex, blobs, padded, recordingVerify, runInThisThread, spareThread);
-    const unrelatedTurned = await jpegOf(await rotate(await syntheticImage(97), 20), 80);
-    // The gateway's default limit (10): a first round of FIRST_ROUND, not the whole shortlist.
-    const unmatched = await searching.search(searchPayload(await staged(unrelatedTurned, 'unrelated-turned.jpg'), { limit: 10 }));
-    expect(unmatched.items).toEqual([]);
-    // The rounds' verifications are the first three: the scans come after the second has started, before the third.
-    const rounds = events.flatMap((e, i) => (e === 'verify' ? [i] : [])).slice(0, 3);
-    expect(events.slice(0, rounds[1] + 1)).toEqual(['vote', 'verify', 'verify']);
-    expect(events.slice(rounds[1] + 1, rounds[2])).toEqual(['hash scan', 'vote']);
-    // Scanned once each: the second chances use what was scanned ahead.
-    expect(events.filter((e) => e === 'vote')).toHaveLength(2);
-    expect(events.filter((e) => e === 'hash scan')).toHaveLength(2);
-
-    // Found in the first round: nothing is scanned ahead.
-    events.length = 0;
-    const found = await searching.search(searchPayload(await staged(await jpegOf(await rotate(originals.get(4)!, 20), 80), 'turned.jpg'), { limit: 10 }));
-    expect(paths(found.items)).toEqual(['labels/label-4.jpg']);
-    expect(events).toEqual(['vote', 'verify']);
   }, 60_000);
 
   it('finds nothing for an unrelated image', async () => {

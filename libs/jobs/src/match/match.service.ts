@@ -5,7 +5,7 @@ import { CompareResult, ComparePayload, InputRefusedError, MatchItem, QuerySourc
 import { Stopwatch } from '../stopwatch';
 import { StepTimer } from '../step-timer';
 import { compareColors } from './color-compare';
-import { Candidate, COLOUR_CANDIDATES, ColourCandidate, CollectionSearchIndex, GLOBAL_CANDIDATES, GLOBAL_HASH_MAX_DISTANCE, HashProbe, mergeShortlists, PLAIN_COLOUR_CANDIDATES, rankedByColourShares } from './collection-index';
+import { COLOUR_CANDIDATES, ColourCandidate, CollectionSearchIndex, GLOBAL_CANDIDATES, GLOBAL_HASH_MAX_DISTANCE, HashProbe, mergeShortlists, PLAIN_COLOUR_CANDIDATES, rankedByColourShares } from './collection-index';
 import { storeOverlay } from './overlay-store';
 import { hasDistinctivePoints, LoadedQuery, QueryLoader, tooPlainMessage, UprightQuery, uprightQueryAhead, worthPlacing } from './query-loader';
 import { denseFitTask, pixelsOnly, placedCropTask, wholeImageTask } from './second-chance-tasks';
@@ -91,14 +91,6 @@ interface HashNeighbour {
 interface FeatureVerification {
   steps: RoundSteps<number, Map<number, Buffer>, MatchResult>;
   verified: Set<number>;
-  /** The vote of the query turned upright (`verifyUprightVote`), asked once; empty for a query not turned. */
-  uprightShortlist: () => Promise<Candidate[]>;
-}
-
-/** `make`'s promise, made when first asked for and shared by every later ask. */
-function sharedOnce<T>(make: () => Promise<T>): () => Promise<T> {
-  let made: Promise<T> | undefined;
-  return () => (made ??= make());
 }
 
 /**
@@ -121,8 +113,6 @@ interface SecondChanceCandidates {
   placing: (by: LoadedQuery, colours: ColourOrder) => Promise<number[]>;
   /** The search's feature verification, for the hash neighbours; null for a query with too few points to verify. */
   byFeatures: FeatureVerification | null;
-  /** The query's hash neighbours (`MatchService.hashNeighbours`), scanned once. */
-  neighbours: () => Promise<HashNeighbour[][]>;
   /** The query turned upright (`uprightQueryAhead`), asked only when the chances as it is have failed. */
   upright: () => Promise<UprightQuery | null>;
 }
@@ -203,7 +193,7 @@ export class MatchService {
     try {
       const loading = { preferredSide: payload.preferred_side, includeMirror: options.check_horizontal_flip };
       const pixels = await this.loader.pixels(ref, payload.query, loading, resizeWatch);
-      const upright = sharedOnce(uprightQueryAhead(pixels, options.check_horizontal_flip, this.runSpare, this.run));
+      const upright = uprightQueryAhead(pixels, options.check_horizontal_flip, this.runSpare, this.run);
       const query = await this.loader.withFeatures(pixels, loading);
       steps.lap('query');
       const searchWatch = new Stopwatch().start();
@@ -251,7 +241,7 @@ export class MatchService {
     const options = payload.options;
     const words = matchVocabulary().vocabulary.quantize(query.features);
     const request = { filters: options, queriedPath: queriedPath(payload) };
-    const shortlist = await this.shortlist(ref, query, payload, words);
+    const shortlist = await this.collections.candidates(ref, { wordLists: this.wordLists(words, query, payload), ...request });
     let ranked = shortlist.map((c) => c.imagePk);
     for (const c of shortlist) paths.set(c.imagePk, c.filepath);
     steps.lap('vote');
@@ -268,26 +258,12 @@ export class MatchService {
       ranked = merged.map((c) => c.imagePk);
       return ranked;
     };
-    // The index scans of the second chances (hash neighbours, the upright copy's vote) run on this thread. A query the
-    // first round did not match will most likely need them: they start as soon as the first later round is verifying,
-    // while this thread would otherwise wait on the verification threads, not after the last round.
-    const neighbours = sharedOnce(() => this.hashNeighbours(ref, query, payload, paths, true));
-    const uprightShortlist = sharedOnce(async () => {
-      const copy = await upright();
-      return copy ? this.shortlist(ref, copy, payload) : [];
-    });
-    const scanAhead = () => {
-      // Not awaited when a later round matches: their failure must not go unhandled then.
-      neighbours().catch(() => undefined);
-      uprightShortlist().catch(() => undefined);
-    };
-    const found = await verifyInRounds(ranked, wanted, recordingVerified(byFeatures, verified), widen, scanAhead);
+    const found = await verifyInRounds(ranked, wanted, recordingVerified(byFeatures, verified), widen);
     steps.lap('verification');
     if (found.length > 0) return found;
     const placing = worthPlacing(query, words) ? this.placing(ref, ranked.slice(0, PLACEMENT_CANDIDATES), payload, paths, COLOUR_CANDIDATES) : async () => [];
     // Nothing matched, so every round ran: `verified` holds every candidate verified by features.
-    const byAllFeatures = { steps: byFeatures, verified, uprightShortlist };
-    return this.secondChances(ref, query, { dense: ranked.slice(0, DENSE_CANDIDATES), placing, byFeatures: byAllFeatures, neighbours, upright }, fetched, paths, payload, steps);
+    return this.secondChances(ref, query, { dense: ranked.slice(0, DENSE_CANDIDATES), placing, byFeatures: { steps: byFeatures, verified }, upright }, fetched, paths, payload, steps);
   }
 
   /**
@@ -309,9 +285,7 @@ export class MatchService {
    */
   private async matchWholeCopy(ref: CollectionRef, query: LoadedQuery, upright: SecondChanceCandidates['upright'], payload: SearchPayload, paths: Map<number, string>, fetched: Map<number, Buffer>, steps: StepTimer) {
     const placing = this.placing(ref, [], payload, paths, PLAIN_COLOUR_CANDIDATES);
-    // The uncut frame's neighbours are only for feature verification, which a query too plain to verify does not get.
-    const neighbours = () => this.hashNeighbours(ref, query, payload, paths);
-    const found = await this.secondChances(ref, query, { dense: [], placing, byFeatures: null, neighbours, upright }, fetched, paths, payload, steps);
+    const found = await this.secondChances(ref, query, { dense: [], placing, byFeatures: null, upright }, fetched, paths, payload, steps);
     if (found.length === 0) throw new InputRefusedError(tooPlainMessage(query));
     return found;
   }
@@ -415,7 +389,8 @@ export class MatchService {
    * upright one's).
    */
   private async secondChances(ref: CollectionRef, query: LoadedQuery, chances: SecondChanceCandidates, fetched: Map<number, Buffer>, paths: Map<number, string>, payload: SearchPayload, steps: StepTimer) {
-    const neighbours = await chances.neighbours();
+    // The uncut frame's neighbours are only for feature verification, which a query too plain to verify does not get.
+    const neighbours = await this.hashNeighbours(ref, query, payload, paths, chances.byFeatures !== null);
     const byHash = await verifyNeighbours(chances.byFeatures, neighbours);
     steps.lap('hash_neighbours');
     if (byHash.length > 0) return byHash;
@@ -509,7 +484,9 @@ export class MatchService {
    */
   private async verifyUprightVote(ref: CollectionRef, upright: LoadedQuery, payload: SearchPayload, paths: Map<number, string>, fetched: Map<number, Buffer>, byFeatures: FeatureVerification | null) {
     if (!byFeatures) return [];
-    const unverified = (await byFeatures.uprightShortlist()).filter((c) => !byFeatures.verified.has(c.imagePk)).slice(0, FIRST_ROUND);
+    const words = matchVocabulary().vocabulary.quantize(upright.features);
+    const shortlist = await this.collections.candidates(ref, { wordLists: this.wordLists(words, upright, payload), filters: payload.options, queriedPath: queriedPath(payload) });
+    const unverified = shortlist.filter((c) => !byFeatures.verified.has(c.imagePk)).slice(0, FIRST_ROUND);
     for (const { imagePk, filepath } of unverified) {
       paths.set(imagePk, filepath);
       byFeatures.verified.add(imagePk);
@@ -673,11 +650,6 @@ export class MatchService {
   private async storedPixels(normBlobKey: string): Promise<NormalizedImage | null> {
     const data = await this.blobs.get(normBlobKey);
     return data && normalizeImage(data, { preferredSide: SECOND_CHANCE_DECODE_SIDE });
-  }
-
-  /** The vote's candidates for `query` (the query, or its upright copy), by its `words`. */
-  private shortlist(ref: CollectionRef, query: LoadedQuery, payload: SearchPayload, words = matchVocabulary().vocabulary.quantize(query.features)): Promise<Candidate[]> {
-    return this.collections.candidates(ref, { wordLists: this.wordLists(words, query, payload), filters: payload.options, queriedPath: queriedPath(payload) });
   }
 
   /** The query's visual words (`words`, of its features), and its mirror's for flip checks: what the vote ranks by. */

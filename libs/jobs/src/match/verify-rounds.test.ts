@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { FIRST_ROUND, LATER_ROUND, MAX_VERIFIED, verifyInRounds } from './verify-rounds';
 
 /** Candidates 0..n-1; those in `matching` verify. Records every batch asked for. */
-function run(n: number, matching: number[], wanted: number, widen?: () => Promise<number[]>, beside?: () => void) {
+function run(n: number, matching: number[], wanted: number, widen?: () => Promise<number[]>) {
   const batches: number[][] = [];
   const reads: number[][] = [];
   const ranked = Array.from({ length: n }, (_, i) => i);
@@ -16,7 +16,7 @@ function run(n: number, matching: number[], wanted: number, widen?: () => Promis
       expect(read).toEqual(batch.map((c) => `features of ${c}`));
       return batch.map((c) => (matching.includes(c) ? `match ${c}` : null));
     },
-  }, widen, beside);
+  }, widen);
   return done.then((found) => ({ found: found.map((f) => f.candidate), batches, reads }));
 }
 
@@ -77,27 +77,5 @@ describe('verification in rounds', () => {
     widenings = 0;
     await run(200, [2], 10, widen);
     expect(widenings).toBe(0);
-  });
-
-  it('calls besideLaterRounds once, when the first later round has started verifying, and never for a first-round match', async () => {
-    const calls: number[] = [];
-    const recorded = (batches: () => number) => () => calls.push(batches());
-    let started = 0;
-    const counting = verifyInRounds(Array.from({ length: 200 }, (_, i) => i), 10, {
-      read: async (batch) => batch,
-      verify: async (batch) => {
-        started++;
-        return batch.map(() => null);
-      },
-    }, undefined, recorded(() => started));
-    expect(await counting).toEqual([]);
-    // Called after the second batch (the first later round) started, not after the third.
-    expect(calls).toEqual([2]);
-    let besides = 0;
-    await run(200, [3], 10, undefined, () => besides++);
-    expect(besides).toBe(0);
-    // Too few candidates for a later round: never called.
-    await run(8, [], 10, undefined, () => besides++);
-    expect(besides).toBe(0);
   });
 });

@@ -33,15 +33,12 @@ export interface RoundSteps<C, L, R> {
  *
  * `widen`, when the first round found nothing, gives the order the later rounds take instead (`ranked` merged with
  * candidates found another way): only a query that needs them pays for them. Candidates verified already are skipped.
- * `besideLaterRounds` is called once, as soon as the first later round's verification has started: work of the calling
- * thread that a query unmatched so far will need next fits there, while the verification threads are busy.
  */
 export async function verifyInRounds<C, L, R>(
   ranked: readonly C[],
   wanted: number,
   steps: RoundSteps<C, L, R>,
   widen?: () => Promise<readonly C[]>,
-  besideLaterRounds?: () => void,
 ): Promise<Array<{ candidate: C; result: R }>> {
   const first = ranked.slice(0, Math.min(MAX_VERIFIED, Math.max(FIRST_ROUND, wanted)));
   const found = first.length > 0 ? await verifyRound(first, await steps.read(first), steps) : [];
@@ -57,16 +54,13 @@ export async function verifyInRounds<C, L, R>(
     // matched) must not surface as an unhandled rejection.
     reading = batches[round + 1] && steps.read(batches[round + 1]);
     reading?.catch(() => undefined);
-    found.push(...(await verifyRound(batches[round], read, steps, round === 0 ? besideLaterRounds : undefined)));
+    found.push(...(await verifyRound(batches[round], read, steps)));
   }
   return found;
 }
 
-/** Verifies `batch`, calling `beside` once its verification has started. */
-async function verifyRound<C, L, R>(batch: C[], read: L, steps: RoundSteps<C, L, R>, beside?: () => void): Promise<Array<{ candidate: C; result: R }>> {
-  const verifying = steps.verify(batch, read);
-  beside?.();
-  const results = await verifying;
+async function verifyRound<C, L, R>(batch: C[], read: L, steps: RoundSteps<C, L, R>): Promise<Array<{ candidate: C; result: R }>> {
+  const results = await steps.verify(batch, read);
   const found: Array<{ candidate: C; result: R }> = [];
   batch.forEach((candidate, i) => {
     const result = results[i];
