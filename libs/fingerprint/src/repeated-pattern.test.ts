@@ -83,6 +83,31 @@ describe('repeated patterns', () => {
     expect(new Set(fit!.inliers.map(([, t]) => t)).size).toBe(fit!.inliers.length);
     expect(fit!.inliers.length).toBeGreaterThan(40);
   });
+
+  it('answers every guided lookup the same once query keypoints without an alike target are skipped', async () => {
+    const wall = await tiles(30, 'ring', 900, 600);
+    const crop = await edit.jpeg(await edit.crop(wall, edit.cropBox(wall, 0.25, 0.3, 0.6)), 60);
+    const other = await tiles(44, 'diamond', 700, 500);
+    const [target, query, unrelated] = await Promise.all([evidence(wall), evidence(crop), evidence(other)]);
+    const rnd = seededRandom(38);
+    for (const [q, t] of [[query, target], [unrelated, target]]) {
+      const lookups: Array<[number, number, number, number]> = [];
+      for (let i = 0; i < q.features.count; i++) {
+        // The whole frame (-1 exactly when no target keypoint is alike) and a disc of a growth ring's size.
+        lookups.push([t.features.width / 2, t.features.height / 2, 2000, i]);
+        lookups.push([rnd() * t.features.width, rnd() * t.features.height, 4 + rnd() * 100, i]);
+      }
+      const grid = new TargetGrid(q.features, t.features);
+      const before = lookups.map(([x, y, radius, i]) => grid.nearestMatch(x, y, radius, i));
+      grid.skipUnalike();
+      const after = lookups.map(([x, y, radius, i]) => grid.nearestMatch(x, y, radius, i));
+      expect(after).toEqual(before);
+      // Both kinds are there: keypoints with an alike target somewhere, and keypoints skipped.
+      const anywhere = before.filter((_, k) => k % 2 === 0);
+      expect(anywhere.some((m) => m >= 0)).toBe(true);
+      expect(anywhere.some((m) => m < 0)).toBe(true);
+    }
+  });
 });
 
 describe('which weak fits get the dense check', () => {
@@ -121,31 +146,6 @@ describe('colors of a dense check', () => {
     for (const [gain, offset] of [[1.4, -51], [0.6, 51], [1, 40]]) {
       expect(chromaDifference(linear(wallpaper, gain, offset), wallpaper, identity)).toBeLessThan(0.02);
       expect(chromaDifference(linear(swapped, gain, offset), wallpaper, identity)).toBeGreaterThan(DENSE_MAX_CHROMA_DIFFERENCE);
-    }
-  });
-
-  it('answers every guided lookup the same once query keypoints without an alike target are skipped', async () => {
-    const wall = await tiles(30, 'ring', 900, 600);
-    const crop = await edit.jpeg(await edit.crop(wall, edit.cropBox(wall, 0.25, 0.3, 0.6)), 60);
-    const other = await tiles(44, 'diamond', 700, 500);
-    const [target, query, unrelated] = await Promise.all([evidence(wall), evidence(crop), evidence(other)]);
-    const rnd = seededRandom(38);
-    for (const [q, t] of [[query, target], [unrelated, target]]) {
-      const lookups: Array<[number, number, number, number]> = [];
-      for (let i = 0; i < q.features.count; i++) {
-        // The whole frame (-1 exactly when no target keypoint is alike) and a disc of a growth ring's size.
-        lookups.push([t.features.width / 2, t.features.height / 2, 2000, i]);
-        lookups.push([rnd() * t.features.width, rnd() * t.features.height, 4 + rnd() * 100, i]);
-      }
-      const grid = new TargetGrid(q.features, t.features);
-      const before = lookups.map(([x, y, radius, i]) => grid.nearestMatch(x, y, radius, i));
-      grid.skipUnalike();
-      const after = lookups.map(([x, y, radius, i]) => grid.nearestMatch(x, y, radius, i));
-      expect(after).toEqual(before);
-      // Both kinds are there: keypoints with an alike target somewhere, and keypoints skipped.
-      const anywhere = before.filter((_, k) => k % 2 === 0);
-      expect(anywhere.some((m) => m >= 0)).toBe(true);
-      expect(anywhere.some((m) => m < 0)).toBe(true);
     }
   });
 });

@@ -216,8 +216,8 @@ export class TargetGrid {
    * From now on, a lookup of a query keypoint that has no target keypoint within GUIDED_MAX_DISTANCE bits anywhere ends
    * at once, with the answer the cells would give. Most keypoints of an unrelated pair have none, and growth looks each
    * up at every ring of every pivot, across up to ~200 cells in the outer rings; one nearest-neighbour pass of the
-   * Hamming kernel (a millisecond for 1,000 × 1,000) tells which. Asked for only when some pivot is grown: most pairs
-   * grow none.
+   * Hamming kernel (a millisecond for 1,000 × 1,000) tells which. Asked for only when some pivot is grown, so that a
+   * pair whose pivots all lack first-ring support does not pay for it.
    */
   skipUnalike(): void {
     if (this.hasAlike) return;
