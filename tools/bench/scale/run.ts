@@ -11,6 +11,10 @@
  *   --per-edit N   queries per edit of the matching benchmark at every size (default 3)
  *   --fpr N        held-out photos searched (with three edits each) for the false-positive rate (default 24)
  *   --write        writes the report into docs/benchmarks.md ("## Million-image collections")
+ *   --keep DIR     keeps the run's data folder (stored copies, index snapshot) in DIR and its database, for --reuse
+ *   --reuse DIR    searches the collection a --keep run left in DIR and the database again: no ingest, no generated
+ *                  rows, the index started from its snapshot (the load from rows and the stored bytes per really
+ *                  ingested image are not measured). Its --scale may not ask for more really ingested images.
  *
  * The collection, built in this order:
  *  1. queried photos: a third of the distinct photos of the dataset (tools/bench/match/dataset.ts), originals; every
@@ -31,10 +35,10 @@ import { COLOUR_MIN_LIKENESS, COLOUR_SHORTLIST, createWorkerServices, IndexSnaps
 import { loadConfig, openInfrastructure, type Infrastructure } from '@loupe/runtime';
 import { decodeWords, encodeWords, MatchIndexRepository, type BlobInfo, type BlobStore } from '@loupe/storage';
 import { readdirSync, statSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { performance } from 'node:perf_hooks';
+import { performance, PerformanceObserver } from 'node:perf_hooks';
 import { Client } from 'pg';
 import { loadDataset } from '../match/dataset';
 import { EDITS, FPR_EDITS, type Edit } from '../match/edits';
@@ -55,6 +59,8 @@ const OPTS = {
   fpr: Number(flag('fpr') ?? 24),
   seed: 1,
   write: process.argv.includes('--write'),
+  keep: flag('keep'),
+  reuse: flag('reuse'),
 };
 const DATABASE = 'loupe_bench_scale';
 const SERVICE = 'match';
@@ -195,11 +201,23 @@ async function ingest(b: Bench, items: Array<{ filepath: string; data: Buffer }>
   return { added: result.added.length, ms: performance.now() - started };
 }
 
-async function search(b: Bench, data: Buffer, flip: boolean): Promise<{ result: SearchResult; ms: number; cpuMs: number }> {
+/**
+ * The calling thread's garbage-collection pauses so far (ms): a search's share is the growth across it. At a million
+ * images the heap is large, and a collection that marks it all lands on whichever step allocated last.
+ */
+let gcPausedMs = 0;
+new PerformanceObserver((entries) => {
+  for (const entry of entries.getEntries()) gcPausedMs += entry.duration;
+}).observe({ entryTypes: ['gc'] });
+/** GC entries reach the observer on a later turn of the event loop: wait for them before reading `gcPausedMs`. */
+const gcSettled = () => new Promise<number>((resolve) => setImmediate(() => resolve(gcPausedMs)));
+
+async function search(b: Bench, data: Buffer, flip: boolean): Promise<{ result: SearchResult; ms: number; cpuMs: number; gcMs: number }> {
   const payload: SearchPayload = {
     account_id: b.accountId, account: 'bench', service: SERVICE, query: { staged_key: await stage(b, data), label: 'query.jpg' }, preferred_side: PREFERRED_SIDE,
     options: { min_score: 0, check_horizontal_flip: flip, generate_overlay: false, offset: 0, limit: 10 },
   };
+  const gcBefore = await gcSettled();
   const started = performance.now();
   // The process's CPU time (the calling thread and the verification threads): what a search costs whatever the load.
   const cpu = process.cpuUsage();
@@ -209,10 +227,12 @@ async function search(b: Bench, data: Buffer, flip: boolean): Promise<{ result: 
   };
   try {
     const result = (await b.services.processors[JobKind.Search](payload, JOB)) as SearchResult;
-    return { result, ms: performance.now() - started, cpuMs: cpuMs() };
+    const [ms, usedMs] = [performance.now() - started, cpuMs()];
+    return { result, ms, cpuMs: usedMs, gcMs: (await gcSettled()) - gcBefore };
   } catch (error) {
     if ((error as { code?: string }).code !== 'INPUT_REFUSED') throw error;
-    return { result: { query_filepath: 'query.jpg', items: [], total_results: 0, total_filtered_results: 0, time_resize: 0, time_search: 0 }, ms: performance.now() - started, cpuMs: cpuMs() };
+    const [ms, usedMs] = [performance.now() - started, cpuMs()];
+    return { result: { query_filepath: 'query.jpg', items: [], total_results: 0, total_filtered_results: 0, time_resize: 0, time_search: 0 }, ms, cpuMs: usedMs, gcMs: (await gcSettled()) - gcBefore };
   }
 }
 
@@ -309,7 +329,7 @@ interface SizeReport {
    * Per search, its time, CPU time and steps as the search reported them (`SearchResult.steps`), and its edit ("outside"
    * for a held-out photo's).
    */
-  stepped: Array<{ ms: number; cpuMs: number; steps: StepTimes; label: string }>;
+  stepped: Array<{ ms: number; cpuMs: number; gcMs: number; steps: StepTimes; label: string }>;
   /** The recall hits by the step of the search that found them: their edits. */
   foundBy: Map<string, string[]>;
   /** Per query, the vote alone over the loaded index (every word list of the query), outside the search. */
@@ -351,17 +371,24 @@ async function tableBytes(b: Bench): Promise<Record<string, number>> {
  * the snapshot, measuring the memory the second one holds; then a fresh processor set (the one the queries use) starts
  * from the snapshot too and serves a first search, which also starts its verification threads.
  */
-async function measureLoads(b: Bench, warm: Buffer, queries: Query[], report: SizeReport): Promise<void> {
-  await rm(b.snapshotDir, { recursive: true, force: true });
+/**
+ * The index loads of a size (from rows, writing a snapshot; then from that snapshot, measuring the memory it takes), the
+ * vote alone per query, and the first search of a new process. Without `fromRows` the snapshot a kept run wrote is
+ * started from (`--reuse`), and the load from rows is not measured.
+ */
+async function measureLoads(b: Bench, warm: Buffer, queries: Query[], report: SizeReport, fromRows = true): Promise<void> {
   await b.services.close();
   b.services = null as unknown as WorkerServices;
   const ref = { accountId: b.accountId, service: SERVICE };
   const snapshotOptions = { snapshots: new IndexSnapshots(b.snapshotDir), minImages: 1 };
   let started = performance.now();
-  const fromRows = new MatchIndexCache(b.repository, snapshotOptions);
-  await fromRows.get(ref);
-  await fromRows.idle();
-  report.loadFromDatabaseS = (performance.now() - started) / 1000;
+  if (fromRows) {
+    await rm(b.snapshotDir, { recursive: true, force: true });
+    const loading = new MatchIndexCache(b.repository, snapshotOptions);
+    await loading.get(ref);
+    await loading.idle();
+    report.loadFromDatabaseS = (performance.now() - started) / 1000;
+  } else report.loadFromDatabaseS = NaN;
   report.snapshotBytes = readdirSync(b.snapshotDir).reduce((sum, file) => sum + statSync(path.join(b.snapshotDir, file)).size, 0);
   const before = await settledMemory();
   let replica: MatchIndexCache | null = new MatchIndexCache(b.repository, snapshotOptions);
@@ -414,12 +441,12 @@ async function measureLoads(b: Bench, warm: Buffer, queries: Query[], report: Si
 }
 
 /** Adds a search's times to the size's report, and gives it back. */
-function recordSearch<S extends { result: SearchResult; ms: number; cpuMs: number }>(report: SizeReport, searched: S, label: string): S {
+function recordSearch<S extends { result: SearchResult; ms: number; cpuMs: number; gcMs: number }>(report: SizeReport, searched: S, label: string): S {
   report.searchMs.push(searched.ms);
   report.searchCpuMs.push(searched.cpuMs);
   report.decodeMs.push(searched.result.time_resize * 1000);
   report.voteAndVerifyMs.push(searched.result.time_search * 1000);
-  report.stepped.push({ ms: searched.ms, cpuMs: searched.cpuMs, steps: searched.result.steps ?? {}, label });
+  report.stepped.push({ ms: searched.ms, cpuMs: searched.cpuMs, gcMs: searched.gcMs, steps: searched.result.steps ?? {}, label });
   return searched;
 }
 
@@ -427,7 +454,7 @@ function recordSearch<S extends { result: SearchResult; ms: number; cpuMs: numbe
  * A search timed as it runs on stored copies: when it had to compose a distractor's copy (the benchmark's work, not the
  * search's), it is run again and the second run is the one reported.
  */
-async function timedSearch(b: Bench, data: Buffer, flip: boolean): Promise<{ result: SearchResult; ms: number; cpuMs: number }> {
+async function timedSearch(b: Bench, data: Buffer, flip: boolean): Promise<{ result: SearchResult; ms: number; cpuMs: number; gcMs: number }> {
   const composed = b.blobs.composed;
   const searched = await search(b, data, flip);
   return b.blobs.composed === composed ? searched : search(b, data, flip);
@@ -493,6 +520,24 @@ const describeRank = (rank: number | null | undefined) => `${rank ?? `>${RANK_DE
 const describeMiss = (m: Miss) =>
   `${m.edit} of ${m.filepath} (rank ${describeRank(m.voteRank)}${m.mergedRank !== undefined ? `; at its own scale ${describeRank(m.nativeRank)}, merged ${m.mergedRank ?? `>${MAX_VERIFIED}`}` : ''}${m.colourRank ? `; by colour sets ${describeRank(m.colourRank.bySets)}, by sets + shares ${m.colourRank.bySetsAndShares ?? `>${COLOUR_SHORTLIST}`}` : ''}${m.aloneScore === null ? ', alone: no match' : `, alone: ${m.aloneScore}`}${m.answered ? `, answered ${m.answered}` : ''})`;
 
+/**
+ * What a --keep run left (`--reuse`): its really ingested and generated rows counted, the generated rows' numbers (their
+ * features are synthesised from them) and the distractors' source images read again.
+ */
+async function reuseCollection(b: Bench): Promise<{ real: number; generated: number }> {
+  const { rows } = await b.infra.db.query<{ id: string; n: number }>(
+    `SELECT id, substring(filepath from ${FIRST_GENERATED.length + 1} for length(filepath) - ${FIRST_GENERATED.length + 4})::int AS n
+       FROM images WHERE account_id = $1 AND filepath LIKE '${FIRST_GENERATED}%'`,
+    [b.accountId],
+  );
+  for (const r of rows) b.repository.generated.set(Number(r.id), r.n);
+  const real = Number((await b.infra.db.query<{ count: string }>(`SELECT count(*) FROM images WHERE account_id = $1 AND filepath NOT LIKE '${FIRST_GENERATED}%'`, [b.accountId])).rows[0].count);
+  if (real === 0) throw new Error(`--reuse: no collection in ${DATABASE}; make one with --keep`);
+  b.repository.sources = await loadSources(b);
+  log(`reusing ${real.toLocaleString('en')} really ingested images and ${rows.length.toLocaleString('en')} generated rows`);
+  return { real, generated: rows.length };
+}
+
 async function loadSources(b: Bench): Promise<SourceImage[]> {
   const { rows } = await b.infra.db.query<{ words: Buffer; features: Buffer; norm_blob_key: string }>(
     `SELECT w.words, f.features, i.norm_blob_key FROM images i JOIN image_words w ON w.image_pk = i.id JOIN image_features f ON f.image_pk = i.id
@@ -544,20 +589,20 @@ async function addGenerated(b: Bench, from: number, to: number, vocabulary: stri
 
 const p50p95 = (xs: number[]) => `${Math.round(pct(xs, 50))} / ${Math.round(pct(xs, 95))} ms`;
 /** The slowest tenth of a size's searches: their mean time per step (ms), in the order the steps come. */
-function slowestTenthSteps(r: SizeReport): { searches: number; ms: number; cpuMs: number; steps: Array<[string, number]>; edits: string } {
+function slowestTenthSteps(r: SizeReport): { searches: number; ms: number; cpuMs: number; gcMs: number; steps: Array<[string, number]>; edits: string } {
   const slowest = [...r.stepped].sort((a, b) => b.ms - a.ms).slice(0, Math.max(1, Math.round(r.stepped.length / 10)));
   const byEdit = new Map<string, number>();
   for (const s of slowest) byEdit.set(s.label, (byEdit.get(s.label) ?? 0) + 1);
   const edits = [...byEdit].sort((a, b) => b[1] - a[1]).map(([label, n]) => `${label} ×${n}`).join(', ');
   const mean = (of: (s: (typeof slowest)[number]) => number) => Math.round(slowest.reduce((t, s) => t + of(s), 0) / slowest.length);
-  return { searches: slowest.length, ms: mean((s) => s.ms), cpuMs: mean((s) => s.cpuMs), steps: meanSteps(slowest.map((s) => s.steps)), edits };
+  return { searches: slowest.length, ms: mean((s) => s.ms), cpuMs: mean((s) => s.cpuMs), gcMs: mean((s) => s.gcMs), steps: meanSteps(slowest.map((s) => s.steps)), edits };
 }
 /** The recall hits per step that found them; the edits of those found past the verification rounds. */
 const describeFoundBy = (r: SizeReport) =>
   [...r.foundBy].map(([step, edits]) => `${step} ${edits.length}${step === 'verification' ? '' : ` (${edits.join(', ')})`}`).join('; ');
 const describeSteps = (r: SizeReport) => {
-  const { searches, ms, cpuMs, steps, edits } = slowestTenthSteps(r);
-  return `slowest ${searches}: ${ms} ms (CPU ${cpuMs} ms) = ${steps.map(([step, t]) => `${step} ${t}`).join(' + ')} (${edits})`;
+  const { searches, ms, cpuMs, gcMs, steps, edits } = slowestTenthSteps(r);
+  return `slowest ${searches}: ${ms} ms (CPU ${cpuMs} ms, calling thread's GC pauses ${gcMs} ms) = ${steps.map(([step, t]) => `${step} ${t}`).join(' + ')} (${edits})`;
 };
 
 const bins = (set: bigint) => set.toString(2).replace(/0/g, '').length;
@@ -612,12 +657,14 @@ async function main(): Promise<void> {
   if (!(global as { gc?: unknown }).gc) throw new Error('Run with --expose-gc: the memory figures need a collection before and after each load.');
   const t0 = performance.now();
   const rnd = seededRandom(OPTS.seed);
-  const admin = new Client({ connectionString: `${OPTS.postgres}/postgres` });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
-  await admin.query(`CREATE DATABASE ${DATABASE}`);
-  await admin.end();
-  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'loupe-bench-scale-'));
+  if (!OPTS.reuse) {
+    const admin = new Client({ connectionString: `${OPTS.postgres}/postgres` });
+    await admin.connect();
+    await admin.query(`DROP DATABASE IF EXISTS ${DATABASE} WITH (FORCE)`);
+    await admin.query(`CREATE DATABASE ${DATABASE}`);
+    await admin.end();
+  }
+  const dataDir = OPTS.reuse ?? (OPTS.keep ? (await mkdir(OPTS.keep, { recursive: true }), OPTS.keep) : await mkdtemp(path.join(os.tmpdir(), 'loupe-bench-scale-')));
   const infra = await openInfrastructure(loadConfig({ DATA_DIR: dataDir, DATABASE_URL: `${OPTS.postgres}/${DATABASE}`, NODE_ENV: 'test' }));
   const repository = new SynthesisingRepository(infra.db);
   const accountId = Number((await infra.accounts.ensure('bench')).id);
@@ -660,16 +707,20 @@ async function main(): Promise<void> {
     real += r.added;
     ingestMs += r.ms;
   };
-  for (let i = 0; i < queried.length; i += BATCH) {
-    await add(await Promise.all(queried.slice(i, i + BATCH).map(async (p) => ({ filepath: `queried/${p.id}.jpg`, data: await readFile(p.file) }))));
+  let generated = 0;
+  if (OPTS.reuse) ({ real, generated } = await reuseCollection(b));
+  else {
+    for (let i = 0; i < queried.length; i += BATCH) {
+      await add(await Promise.all(queried.slice(i, i + BATCH).map(async (p) => ({ filepath: `queried/${p.id}.jpg`, data: await readFile(p.file) }))));
+    }
   }
   const vocabulary = (await infra.db.query<{ vocabulary: string }>('SELECT vocabulary FROM image_words LIMIT 1')).rows[0].vocabulary;
-  let generated = 0;
   let realBytesPerImage = 0;
   let realTables = '';
   for (const size of OPTS.scales) {
     const target = Math.min(size, OPTS.real);
     const ingestStarted = { real, ms: ingestMs };
+    if (OPTS.reuse && real < target) throw new Error(`--reuse: the kept collection has ${real} really ingested images, --scale asks for ${target}`);
     while (real < target) {
       const items = [];
       for (let k = 0; k < Math.min(BATCH, target - real); k++) {
@@ -704,7 +755,7 @@ async function main(): Promise<void> {
     b.blobs.forget();
     const composed = b.blobs.composed;
     log(`size ${size}: loading the index (${report.storage.tables})`);
-    await measureLoads(b, queries[0].data, [...queries, ...fprQueries], report);
+    await measureLoads(b, queries[0].data, [...queries, ...fprQueries], report, !OPTS.reuse);
     log(`  load from rows ${report.loadFromDatabaseS.toFixed(1)} s, from snapshot ${report.startFromSnapshotS.toFixed(1)} s, first search ${report.firstSearchS.toFixed(1)} s (${(report.snapshotBytes / 1e6).toFixed(0)} MB), ${(report.memory.typedAndHeapPerImage / 1024).toFixed(2)} KiB/image (arrays ${(report.memory.indexArraysPerImage / 1024).toFixed(2)} KiB, RSS ${(report.memory.rssAfterMB / 1000).toFixed(2)} GB)`);
     await runQueries(b, queries, fprQueries, report);
     report.distractorCopiesRead = b.blobs.composed - composed;
@@ -724,7 +775,7 @@ async function main(): Promise<void> {
   if (OPTS.write) await writeBenchmarkSection('## Million-image collections', section);
   await b.services.close();
   await infra.close();
-  await rm(dataDir, { recursive: true, force: true });
+  if (!OPTS.keep && !OPTS.reuse) await rm(dataDir, { recursive: true, force: true });
   clearInterval(keepAlive);
 }
 

@@ -13,6 +13,7 @@
  */
 import { InvertedIndex, seededRandom, VoteThread } from '@loupe/fingerprint';
 import { decodeWords } from '@loupe/storage';
+import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Client } from 'pg';
 import { machine, pct } from '../report';
@@ -81,6 +82,10 @@ async function main(): Promise<void> {
     if (a.length === b.length && a.every((c, i) => c.imageKey === b[i].imageKey && Math.abs(c.votes - b[i].votes) <= 1e-9 * c.votes)) same++;
   });
   console.log(`same candidates and votes with and without the thread: ${same} of ${queries.length} queries`);
+  // A digest of every query's candidates and votes: two builds of the vote (a kernel change) answer alike when theirs agree.
+  const digest = createHash('sha256');
+  for (const found of plain.results) for (const c of found) digest.update(`${c.imageKey}:${c.votes}\n`);
+  console.log(`candidates digest ${digest.digest('hex').slice(0, 12)}`);
   await helper.close();
 }
 

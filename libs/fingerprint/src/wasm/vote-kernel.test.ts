@@ -25,19 +25,19 @@ function encode(postings: Posting[]): number[] {
 }
 
 /** Random lists over `slots` images, packed at random offsets into two chunks, and the postings they hold. */
-function randomLists(seed: number, count: number, slots: number) {
+function randomLists(seed: number, count: number, slots: number, spreads = [3, 300, 40_000]) {
   const rnd = seededRandom(seed);
   const lists: Posting[][] = [];
   for (let j = 0; j < count; j++) {
     const postings: Posting[] = [];
-    // Dense and sparse lists: gaps from 1 to past 2^14, so varints of one to three bytes.
-    const spread = j % 3 === 0 ? 3 : j % 3 === 1 ? 300 : 40_000;
+    // Dense and sparse lists: by default gaps from 1 to past 2^14, so varints of one to three bytes.
+    const spread = spreads[j % spreads.length];
     for (let slot = Math.floor(rnd() * spread); slot < slots; slot += 1 + Math.floor(rnd() * spread)) {
       postings.push({ slot, tf: rnd() < 0.2 ? 2 + Math.floor(rnd() * 5) : 1 });
     }
     lists.push(postings);
   }
-  const chunks = [new Uint8Array(1 << 20), new Uint8Array(1 << 20)];
+  const chunks = [new Uint8Array(1 << 21), new Uint8Array(1 << 21)];
   const fill = [0, 0];
   const data: Uint8Array[] = [];
   const offsets = new Int32Array(count);
@@ -89,6 +89,16 @@ describe('vote kernel (WebAssembly)', () => {
       expect(firstDifference(votes, expected)).toBe(-1);
     }
     expect(expected.filter((v) => v > 0).length).toBeGreaterThan(slots / 2);
+  });
+
+  it('reads varints of four bytes too (gaps past 2^20 slots)', () => {
+    const slots = 4_000_000;
+    const { lists, kernelLists } = randomLists(24, 9, slots, [2_500_000, 700_000, 40, 900]);
+    expect(lists[0].some((p, i) => i > 0 && p.slot - lists[0][i - 1].slot >= 1 << 20)).toBe(true);
+    const expected = plainVotes(lists, kernelLists, new Float64Array(slots));
+    const votes = new Float64Array(slots);
+    voteInKernel(kernelLists, votes, 1 << 16);
+    expect(firstDifference(votes, expected)).toBe(-1);
   });
 
   it('adds to the votes already there, and reads nothing for an empty vote', () => {
