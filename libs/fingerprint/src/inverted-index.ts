@@ -189,7 +189,6 @@ export class InvertedIndex {
     const { stopWordShare = STOP_WORD_SHARE, helper = null } = options;
     const n = this.slots;
     if (this.size === 0 || limit <= 0) return [];
-    const votes = new Float64Array(n);
     const images = statistics ? statistics.images : n;
     const maxDocumentFrequency = stopWordBound(images, stopWordShare);
     const frequencies = termFrequencies(words);
@@ -206,7 +205,8 @@ export class InvertedIndex {
       idfs[voting] = Math.log(1 + images / df);
       tfQueries[voting++] = tfQuery;
     }
-    this.postings.addVotes(lists.subarray(0, voting), idfs.subarray(0, voting), tfQueries.subarray(0, voting), votes, helper);
+    // The votes are the vote kernel's memory, which this thread's next vote reuses: read before anything else votes.
+    const votes = this.postings.addVotes(lists.subarray(0, voting), idfs.subarray(0, voting), tfQueries.subarray(0, voting), n, helper);
     const { dead, normOfSlot } = this;
     for (let slot = 0; slot < n; slot++) {
       if (votes[slot] > 0) votes[slot] = dead[slot] ? 0 : votes[slot] / normOfSlot[slot];

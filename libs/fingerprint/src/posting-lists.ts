@@ -136,9 +136,9 @@ export class PostingLists {
    * Adds the votes of a query's lists to every image in them: idf × min(tf in the query, tf in the image) (`voteLists`).
    * With `helper`, and enough postings to be worth a message, about half of the postings are read by the helper's
    * thread at the same time (`VoteHelper`): the vote is the part of a large collection's search that no other thread
-   * was doing.
+   * was doing. The votes over `slots` slots come back as `voteLists` gives them: valid until this thread's next vote.
    */
-  addVotes(lists: Int32Array, idfs: Float64Array, tfQueries: Int32Array, votes: Float64Array, helper?: VoteHelper | null): void {
+  addVotes(lists: Int32Array, idfs: Float64Array, tfQueries: Int32Array, slots: number, helper?: VoteHelper | null): Float64Array {
     const k = lists.length;
     const data = new Array<Uint8Array>(k);
     const offsets = new Int32Array(k);
@@ -155,13 +155,15 @@ export class PostingLists {
     const all: VoteLists = { data, offsets, lengths, counts, idfs, tfQueries };
     if (helper && postings >= helper.minPostings) {
       const [mine, theirs] = splitByPostings(all);
-      if (theirs.counts.length > 0 && helper.start(theirs, votes.length)) {
-        voteLists(mine, votes);
-        helper.finish(votes, () => voteLists(theirs, votes));
-        return;
+      if (theirs.counts.length > 0 && helper.start(theirs, slots)) {
+        let votes = voteLists(mine, slots);
+        helper.finish(votes, () => {
+          votes = voteLists(theirs, slots, true);
+        });
+        return votes;
       }
     }
-    voteLists(all, votes);
+    return voteLists(all, slots);
   }
 
   /**
@@ -395,7 +397,9 @@ export interface VoteHelper {
 }
 
 /**
- * Adds the votes of `lists` to `votes`. This is most of a large collection's vote (a query reads about 16 postings per
+ * The votes of `lists` over `slots` slots, from zero or (`addToLast`) added to this thread's last ones, in the vote
+ * kernel's memory (`voteInKernel`: valid until this thread's next vote, and never allocated or copied per vote, which at
+ * a million images was 8 MB to zero, copy in and copy out each time). This is most of a large collection's vote (a query reads about 16 postings per
  * image), and its cost there is memory, not arithmetic: a million images' votes (8 MB) do not stay in the processor's
  * caches while each list scatters over them. So the lists are read block by block of VOTE_BLOCK_SLOTS slots, each
  * list resuming where it stopped, and the block's votes stay cached (on the million-image benchmark's words: p50
@@ -403,8 +407,8 @@ export interface VoteHelper {
  * order as the JavaScript loop it replaced, 1.8 times faster on 15M generated postings with the copies in and out; the
  * million-image benchmark's vote alone went from 167 to 131 ms (p50, docs/benchmarks.md, session 13).
  */
-export function voteLists(lists: VoteLists, votes: Float64Array): void {
-  voteInKernel(lists, votes, VOTE_BLOCK_SLOTS);
+export function voteLists(lists: VoteLists, slots: number, addToLast = false): Float64Array {
+  return voteInKernel(lists, slots, VOTE_BLOCK_SLOTS, addToLast);
 }
 
 /**

@@ -9,10 +9,8 @@ const control = new Int32Array(workerData.control as SharedArrayBuffer);
 parentPort!.on('message', (job: VoteJob) => {
   let state = VOTE_DONE;
   try {
-    const votes = new Float64Array(job.output, 0, job.slots);
-    votes.fill(0);
     const views = job.chunks.map((buffer, c) => new Uint8Array(buffer, job.chunkStarts[c], job.chunkLengths[c]));
-    voteLists({ ...job, data: job.chunkOfList.map((c) => views[c]) }, votes);
+    new Float64Array(job.output, 0, job.slots).set(voteLists({ ...job, data: job.chunkOfList.map((c) => views[c]) }, job.slots));
   } catch {
     state = VOTE_FAILED;
   }

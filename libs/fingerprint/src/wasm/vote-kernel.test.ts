@@ -84,9 +84,7 @@ describe('vote kernel (WebAssembly)', () => {
     const { lists, kernelLists } = randomLists(21, 40, slots);
     const expected = plainVotes(lists, kernelLists, new Float64Array(slots));
     for (const block of [64, 4096, 1 << 16, 1 << 20]) {
-      const votes = new Float64Array(slots);
-      voteInKernel(kernelLists, votes, block);
-      expect(firstDifference(votes, expected)).toBe(-1);
+      expect(firstDifference(voteInKernel(kernelLists, slots, block), expected)).toBe(-1);
     }
     expect(expected.filter((v) => v > 0).length).toBeGreaterThan(slots / 2);
   });
@@ -96,22 +94,20 @@ describe('vote kernel (WebAssembly)', () => {
     const { lists, kernelLists } = randomLists(24, 9, slots, [2_500_000, 700_000, 40, 900]);
     expect(lists[0].some((p, i) => i > 0 && p.slot - lists[0][i - 1].slot >= 1 << 20)).toBe(true);
     const expected = plainVotes(lists, kernelLists, new Float64Array(slots));
-    const votes = new Float64Array(slots);
-    voteInKernel(kernelLists, votes, 1 << 16);
-    expect(firstDifference(votes, expected)).toBe(-1);
+    expect(firstDifference(voteInKernel(kernelLists, slots, 1 << 16), expected)).toBe(-1);
   });
 
-  it('adds to the votes already there, and reads nothing for an empty vote', () => {
+  it('starts from zero, or adds to its last votes when asked, and reads nothing for an empty vote', () => {
     const slots = 5_000;
-    const { lists, kernelLists } = randomLists(22, 6, slots);
-    const rnd = seededRandom(23);
-    const before = Float64Array.from({ length: slots }, () => rnd() * 3);
-    const votes = Float64Array.from(before);
-    voteInKernel(kernelLists, votes, 1024);
-    const expected = plainVotes(lists, kernelLists, before);
-    expect(firstDifference(votes, expected)).toBe(-1);
+    const first = randomLists(22, 6, slots);
+    const second = randomLists(23, 5, slots);
     const none = { data: [], offsets: new Int32Array(0), lengths: new Int32Array(0), counts: new Int32Array(0), idfs: new Float64Array(0), tfQueries: new Int32Array(0) };
-    voteInKernel(none, votes, 1024);
-    expect(firstDifference(votes, expected)).toBe(-1);
+    const expected = plainVotes(second.lists, second.kernelLists, plainVotes(first.lists, first.kernelLists, new Float64Array(slots)));
+    // A larger vote first, so that the votes below start over memory that held other votes.
+    voteInKernel(randomLists(24, 30, 200_000).kernelLists, 200_000, 1024);
+    voteInKernel(first.kernelLists, slots, 1024);
+    expect(firstDifference(voteInKernel(second.kernelLists, slots, 1024, true), expected)).toBe(-1);
+    expect(firstDifference(voteInKernel(none, slots, 1024, true), expected)).toBe(-1);
+    expect(voteInKernel(none, slots, 1024).every((v) => v === 0)).toBe(true);
   });
 });
