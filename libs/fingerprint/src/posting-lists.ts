@@ -399,13 +399,14 @@ export interface VoteHelper {
 /**
  * The votes of `lists` over `slots` slots, from zero or (`addToLast`) added to this thread's last ones, in the vote
  * kernel's memory (`voteInKernel`: valid until this thread's next vote, and never allocated or copied per vote, which at
- * a million images was 8 MB to zero, copy in and copy out each time). This is most of a large collection's vote (a query reads about 16 postings per
- * image), and its cost there is memory, not arithmetic: a million images' votes (8 MB) do not stay in the processor's
- * caches while each list scatters over them. So the lists are read block by block of VOTE_BLOCK_SLOTS slots, each
- * list resuming where it stopped, and the block's votes stay cached (on the million-image benchmark's words: p50
- * 132 -> 95 ms, p95 294 -> 172 ms). The reading runs in WebAssembly (wasm/vote-kernel.wat): the same sums in the same
- * order as the JavaScript loop it replaced, 1.8 times faster on 15M generated postings with the copies in and out; the
- * million-image benchmark's vote alone went from 167 to 131 ms (p50, docs/benchmarks.md, session 13).
+ * a million images was 8 MB to zero, copy in and copy out each time, and the slow tail of a shared vote: p95 148-176 ->
+ * 68-70 ms, docs/benchmarks.md, session 39). This is most of a large collection's vote (a query reads about 16
+ * postings per image), and its cost there is memory, not arithmetic: a million images' votes (8 MB) do not stay in the
+ * processor's caches while each list scatters over them. So the lists are read block by block of VOTE_BLOCK_SLOTS
+ * slots, each list resuming where it stopped, and the block's votes stay cached (on the million-image benchmark's
+ * words: p50 132 -> 95 ms, p95 294 -> 172 ms). The reading runs in WebAssembly (wasm/vote-kernel.wat): the same sums in
+ * the same order as the JavaScript loop it replaced, 1.8 times faster on 15M generated postings; the million-image
+ * benchmark's vote alone went from 167 to 131 ms (p50, docs/benchmarks.md, session 13).
  */
 export function voteLists(lists: VoteLists, slots: number, addToLast = false): Float64Array {
   return voteInKernel(lists, slots, VOTE_BLOCK_SLOTS, addToLast);
