@@ -70,6 +70,8 @@ const BATCH = 10;
 const SOURCE_IMAGES = 3000;
 const ROWS_PER_STATEMENT = 1000;
 const FIRST_GENERATED = 'generated/';
+/** SQL: a generated row's number, read back from its filepath (`generated/<n>.jpg`). */
+const GENERATED_NUMBER = `substring(filepath from ${FIRST_GENERATED.length + 1} for length(filepath) - ${FIRST_GENERATED.length + 4})::int`;
 
 const log = (s: string) => console.error(`[${new Date().toISOString().slice(11, 19)}] ${s}`);
 const gc = () => (global as { gc?: () => void }).gc?.();
@@ -225,14 +227,15 @@ async function search(b: Bench, data: Buffer, flip: boolean): Promise<{ result: 
     const used = process.cpuUsage(cpu);
     return (used.user + used.system) / 1000;
   };
-  try {
-    const result = (await b.services.processors[JobKind.Search](payload, JOB)) as SearchResult;
+  const timed = async (result: SearchResult) => {
     const [ms, usedMs] = [performance.now() - started, cpuMs()];
     return { result, ms, cpuMs: usedMs, gcMs: (await gcSettled()) - gcBefore };
+  };
+  try {
+    return await timed((await b.services.processors[JobKind.Search](payload, JOB)) as SearchResult);
   } catch (error) {
     if ((error as { code?: string }).code !== 'INPUT_REFUSED') throw error;
-    const [ms, usedMs] = [performance.now() - started, cpuMs()];
-    return { result: { query_filepath: 'query.jpg', items: [], total_results: 0, total_filtered_results: 0, time_resize: 0, time_search: 0 }, ms, cpuMs: usedMs, gcMs: (await gcSettled()) - gcBefore };
+    return timed({ query_filepath: 'query.jpg', items: [], total_results: 0, total_filtered_results: 0, time_resize: 0, time_search: 0 });
   }
 }
 
@@ -369,12 +372,8 @@ async function tableBytes(b: Bench): Promise<Record<string, number>> {
 /**
  * Loads the collection's index twice, as a new replica would: from every row (which writes the snapshot), then from
  * the snapshot, measuring the memory the second one holds; then a fresh processor set (the one the queries use) starts
- * from the snapshot too and serves a first search, which also starts its verification threads.
- */
-/**
- * The index loads of a size (from rows, writing a snapshot; then from that snapshot, measuring the memory it takes), the
- * vote alone per query, and the first search of a new process. Without `fromRows` the snapshot a kept run wrote is
- * started from (`--reuse`), and the load from rows is not measured.
+ * from the snapshot too and serves a first search, which also starts its verification threads. Without `fromRows` the
+ * snapshot a kept run wrote is the start (`--reuse`), and the load from rows is not measured.
  */
 async function measureLoads(b: Bench, warm: Buffer, queries: Query[], report: SizeReport, fromRows = true): Promise<void> {
   await b.services.close();
@@ -526,7 +525,7 @@ const describeMiss = (m: Miss) =>
  */
 async function reuseCollection(b: Bench): Promise<{ real: number; generated: number }> {
   const { rows } = await b.infra.db.query<{ id: string; n: number }>(
-    `SELECT id, substring(filepath from ${FIRST_GENERATED.length + 1} for length(filepath) - ${FIRST_GENERATED.length + 4})::int AS n
+    `SELECT id, ${GENERATED_NUMBER} AS n
        FROM images WHERE account_id = $1 AND filepath LIKE '${FIRST_GENERATED}%'`,
     [b.accountId],
   );
@@ -568,7 +567,7 @@ async function addGenerated(b: Bench, from: number, to: number, vocabulary: stri
                              blob_key, norm_blob_key, fingerprint_health, searchable, unsearchable_reason, metadata, ingest_token)
          SELECT $1, $2, '${FIRST_GENERATED}' || g || '.jpg', NULL, 'jpeg', 600, 450, 600, 450, '', 'generated/' || g || '/normalized.jpg', 1, true, NULL, '{}'::jsonb, NULL
            FROM unnest($3::int[]) AS g
-         RETURNING id, substring(filepath from ${FIRST_GENERATED.length + 1} for length(filepath) - ${FIRST_GENERATED.length + 4})::int AS n`,
+         RETURNING id, ${GENERATED_NUMBER} AS n`,
         [b.accountId, SERVICE, numbers],
       );
       const pkOf = new Map(rows.map((r) => [Number(r.n), Number(r.id)]));
