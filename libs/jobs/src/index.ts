@@ -27,6 +27,7 @@ export {
 export { IndexSnapshots } from './match/index-snapshot';
 export { nativeScaleWords } from './match/native-scale-vote';
 export { MAX_VERIFIED } from './match/verify-rounds';
+export type { SearchTrace, TracedQuery } from './match/search-trace';
 export { startVocabularyMigration, VocabularyMigration, type MigrationReport } from './match/vocabulary-migration';
 export { compileGlob, Glob, GlobError, MAX_GLOB_LENGTH, pathPredicate } from './match/path-filter';
 export type { PathFilters } from './match/path-filter';

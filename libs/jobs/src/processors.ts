@@ -15,6 +15,7 @@ import { IndexSnapshots } from './match/index-snapshot';
 import type { JobProcessors } from './job-registry';
 import { MatchService } from './match/match.service';
 import { SearchIndexHook } from './match/search-index.hook';
+import type { SearchTrace } from './match/search-trace';
 import { publicIndexProcessors } from './public-index';
 import type { ShardSetOptions } from './shard-sets';
 import { WineExtractService, WineLabelHook, WineLabelReader, WineSearchService } from './wine';
@@ -43,6 +44,8 @@ export interface ProcessorDeps {
   ingestFanOut?: { queue: () => JobQueue | null; parallelism: number };
   /** Compute threads (COMPUTE_THREADS); `computeThreads`' default without. */
   computeThreads?: number;
+  /** Told the candidates each search chose (`SearchTrace`: the matching benchmark's record of its misses); none without. */
+  searchTrace?: SearchTrace;
 }
 
 export interface WorkerServices {
@@ -92,7 +95,7 @@ export function createProcessors(
   const planner = deps.ingestFanOut ? new QueuedItemPlanner(deps.ingestFanOut.queue, deps.ingestFanOut.parallelism) : localPlanner;
   const ingest = new IngestService(deps.images, deps.blobs, hooksFor, compute, planner);
   const collections = collectionIndexes(deps, compute.voteThread);
-  const matching = new MatchService(deps.images, deps.matchIndex, deps.blobs, collections.index, verifyAll, compute.run, compute.runOnSpareThread);
+  const matching = new MatchService(deps.images, deps.matchIndex, deps.blobs, collections.index, verifyAll, compute.run, compute.runOnSpareThread, deps.searchTrace);
   const deletion = new DeleteService(deps.images, deps.blobs);
   const fingerprint = new FingerprintService(deps.images, deps.blobs, (service) => (MATCHING_SERVICES.has(service) ? searchIndex : null));
   const color = new ColorService(colorRepository, deps.blobs);

@@ -22,7 +22,8 @@
  *   --write          write the report into docs/benchmarks.md (section "## Matching engine")
  * Quick run (~3 min): --photos 80 --per-edit 4 --recheck 2 --fpr 12 --scale 300,2k
  */
-import { createWorkerServices, JobKind, type WorkerServices, stagingKey, type ComparePayload, type IngestPayload, type SearchPayload, type SearchResult, type CompareResult, type IngestResult, type StepTimes } from '@loupe/jobs';
+import { createWorkerServices, JobKind, type WorkerServices, stagingKey, type ComparePayload, type IngestPayload, type SearchPayload, type SearchResult, type CompareResult, type IngestResult, type SearchTrace, type StepTimes, type TracedQuery } from '@loupe/jobs';
+import { DENSE_CANDIDATES } from '@loupe/jobs/src/match/match.service';
 import { loadConfig, openInfrastructure, type Infrastructure } from '@loupe/runtime';
 import { decodeWords, encodeWords } from '@loupe/storage';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -97,6 +98,52 @@ interface Bench {
 }
 
 const JOB = { kind: 'bench', group: 'bench:match', attempt: 1 };
+
+/** Where a missed query's image stood among the candidates its search chose, and whether the pair alone matches. */
+interface MissExplained {
+  /** 0-based rank of the image in the vote of the query as it is, and of its upright copy; -1 outside it, absent without that vote. */
+  voteRank?: number;
+  uprightVoteRank?: number;
+  /** Its 0-based rank in the colour shortlist of the query as it is and of its upright copy (-1 outside it), and whether it was placed. */
+  colour: Partial<Record<TracedQuery, { rank: number; placed: boolean }>>;
+  /** The score `compare` gives the query and its image alone; null when the pair does not match. */
+  pairScore?: number | null;
+}
+
+/** The candidates the running search chose (`SearchTrace`), cleared before each search. */
+class SearchRecord implements SearchTrace {
+  private votes: Partial<Record<TracedQuery, readonly string[]>> = {};
+  private colours: Partial<Record<TracedQuery, { shortlist: readonly string[]; placed: Set<string> }>> = {};
+
+  clear(): void {
+    this.votes = {};
+    this.colours = {};
+  }
+
+  /** A widened vote (the query's own-scale words) replaces the first: it is what the later rounds verified. */
+  voted(by: TracedQuery, filepaths: readonly string[]): void {
+    this.votes[by] = filepaths;
+  }
+
+  /** A query placed twice (by colour shares, then beside its upright copy by sets) was placed in both lists' images. */
+  alikeInColour(by: TracedQuery, shortlist: readonly string[], placed: readonly string[]): void {
+    const seen = this.colours[by] ?? { shortlist, placed: new Set<string>() };
+    for (const filepath of placed) seen.placed.add(filepath);
+    this.colours[by] = seen;
+  }
+
+  explain(filepath: string): MissExplained {
+    const colour: MissExplained['colour'] = {};
+    for (const [by, seen] of Object.entries(this.colours) as Array<[TracedQuery, { shortlist: readonly string[]; placed: Set<string> }]>) {
+      colour[by] = { rank: seen.shortlist.indexOf(filepath), placed: seen.placed.has(filepath) };
+    }
+    return { voteRank: this.votes.query?.indexOf(filepath), uprightVoteRank: this.votes.upright?.indexOf(filepath), colour };
+  }
+}
+const searchRecord = new SearchRecord();
+
+/** What a worker process runs, its searches recorded in `searchRecord`. */
+const workerServices = (infra: Infrastructure) => createWorkerServices({ images: infra.images, blobs: infra.blobs, matchIndex: infra.matchIndex, db: infra.db, searchTrace: searchRecord });
 /** Queries the service refused as too plain to search (counted as misses / negatives). */
 let refusals = 0;
 
@@ -118,6 +165,7 @@ async function search(b: Bench, data: Buffer, flip: boolean): Promise<{ result: 
     options: { min_score: 0, check_horizontal_flip: flip, generate_overlay: false, offset: 0, limit: 10 },
   };
   const started = performance.now();
+  searchRecord.clear();
   try {
     const result = (await b.processors[JobKind.Search](payload, JOB)) as SearchResult;
     return { result, ms: performance.now() - started };
@@ -145,6 +193,16 @@ async function compare(b: Bench, first: Buffer, second: Buffer): Promise<{ resul
   const started = performance.now();
   const result = (await b.processors[JobKind.Compare](payload, JOB)) as CompareResult;
   return { result, ms: performance.now() - started };
+}
+
+/** What `compare` answers for a query and its image alone: the score, or null when the pair does not match (or is refused as too plain). */
+async function pairScore(b: Bench, query: Buffer, image: Buffer): Promise<number | null> {
+  try {
+    return (await compare(b, query, image)).result.items[0]?.score ?? null;
+  } catch (error) {
+    if ((error as { code?: string }).code !== 'INPUT_REFUSED') throw error;
+    return null;
+  }
 }
 
 async function ingest(b: Bench, items: Array<{ filepath: string; data: Buffer }>): Promise<{ added: number; ms: number; errors: string[] }> {
@@ -220,6 +278,8 @@ interface ScaleReport {
   foundBy: Map<string, { photos: number; families: number }>;
   /** The steps of every query outside the collection (photos and families), for their mean time per step. */
   outsideSteps: StepTimes[];
+  /** Every edited hard-copy query that missed, with where its image stood (`SearchRecord`). */
+  familyMisses: Array<{ query: Query; explained: MissExplained }>;
 }
 
 /** The step of a search that found what it answered (`lastStep`); 'refused' for a query refused as too plain. */
@@ -270,7 +330,11 @@ async function runQueries(b: Bench, queries: Query[], baseline: Array<{ filepath
       counts[families ? 'families' : 'photos']++;
       report.foundBy.set(step, counts);
     }
-    if (rank !== 1) failures.push({ size: report.size, edit: q.edit.name, photo: q.photo.source, family: q.photo.family, split: q.split, rank, top: outcome.top, topScore: outcome.topScore, results: result.items.length });
+    if (rank !== 1) {
+      const explained = searchRecord.explain(q.filepath);
+      failures.push({ size: report.size, edit: q.edit.name, photo: q.photo.source, family: q.photo.family, split: q.split, rank, top: outcome.top, topScore: outcome.topScore, results: result.items.length, ...explained });
+      if (families) report.familyMisses.push({ query: q, explained });
+    }
     if (families) {
       report.familyOutcomes.push(Object.assign(outcome, { edit: q.edit.name }));
       continue;
@@ -306,7 +370,7 @@ async function runFpr(b: Bench, queries: Query[], baseline: Array<{ filepath: st
 /** Builds a fresh processor set (fresh index cache), loads the index with one search and measures the memory it took. */
 async function freshCache(b: Bench, warm: Buffer, report: ScaleReport): Promise<void> {
   await b.services.close();
-  b.services = createWorkerServices({ images: b.infra.images, blobs: b.infra.blobs, matchIndex: b.infra.matchIndex, db: b.infra.db });
+  b.services = workerServices(b.infra);
   b.processors = b.services.processors;
   gc();
   gc();
@@ -471,7 +535,36 @@ function renderFamilies(scales: ScaleReport[], indexed: number, outside: number)
   const wrongAll = scales.flatMap((s) => [...wrong(s.familyOutcomes), ...wrong([...s.outcomes.values()].flat())].map((x) => `${x.family}${x.split ? ` (${x.split})` : ''} → ${x.top} at ${x.topScore} (${s.size})`));
   L.push(`Wrong image first (a different image ranked above the right one, or returned when the right one was not): ${wrongAll.length} of ${scales.reduce((n, s) => n + s.familyOutcomes.length + [...s.outcomes.values()].flat().length, 0)} edited queries over all scales (families ${wrong(o).length} of ${o.length} at ${first.size.toLocaleString('en')}, photos ${wrong(photoOutcomes).length} of ${photoOutcomes.length})${wrongAll.length ? `: ${wrongAll.slice(0, 6).join('; ')}` : ''}.`, '');
   L.push(`False positives of the families' non-collection images (edits: ${FAMILY_FPR_EDITS.join(', ')}): ${scales.map((s) => `${fmtPct(s.familyFpr.positives, s.familyFpr.queries)} of ${s.familyFpr.queries} at ${s.size.toLocaleString('en')}`).join(', ')}${scales.some((s) => s.familyFpr.examples.length) ? `; ${scales.flatMap((s) => s.familyFpr.examples).slice(0, 4).join('; ')}` : ''}.`, '');
+  L.push(...renderFamilyMisses(first));
   if (larger.length) L.push(`Families at larger scales (recall@1, queries re-checked per family, split and edit): ${larger.map((s) => `${s.size.toLocaleString('en')}: ${cell(s.familyOutcomes)}`).join(', ')}.`, '');
+  return L;
+}
+
+/**
+ * The families' misses at the first scale, each with where its image stood among the candidates the search chose, and
+ * whether `compare` matches the query and its image alone: a miss whose image got no pixel chance (outside the
+ * best-voted DENSE_CANDIDATES and not placed by colour) is the candidates' choice; one that got a chance which the pair
+ * alone passes is lost in the search's way of giving it.
+ */
+function renderFamilyMisses(first: ScaleReport): string[] {
+  const misses = first.familyMisses;
+  if (misses.length === 0) return [];
+  const rank = (r: number | undefined) => (r === undefined ? '–' : r < 0 ? 'out' : String(r + 1));
+  const placedAt = (c: { rank: number; placed: boolean } | undefined) => (c ? `${rank(c.rank)}${c.placed ? ' (placed)' : ''}` : '–');
+  const votedAmongDense = (e: MissExplained) => e.voteRank !== undefined && e.voteRank >= 0 && e.voteRank < DENSE_CANDIDATES;
+  const givenAChance = ({ explained: e }: (typeof misses)[number]) => votedAmongDense(e) || Object.values(e.colour).some((c) => c.placed);
+  const given = misses.filter(givenAChance);
+  const pairMatches = (xs: typeof misses) => xs.filter(({ explained }) => explained.pairScore != null).length;
+  const L = [
+    `Family misses at ${first.size.toLocaleString('en')}, and where their image stood (ranks from 1; "out": not among the candidates; "placed": placed by its pixels; the pair alone: \`compare\` of the query and its image): ${misses.length} misses; ${given.length} got a pixel chance at their image (among the best-voted ${DENSE_CANDIDATES} or placed), of which the pair alone matches ${pairMatches(given)}; ${misses.length - given.length} got none, of which the pair alone matches ${pairMatches(misses.filter((m) => !givenAChance(m)))}.`,
+    '',
+    '| image | edit | vote rank, as it is / upright | colour shortlist rank, as it is | upright | the pair alone |',
+    '|---|---|---|---|---|---|',
+  ];
+  for (const { query, explained: e } of misses) {
+    L.push(`| ${path.basename(query.filepath)} | ${query.edit.name} | ${rank(e.voteRank)} / ${rank(e.uprightVoteRank)} | ${placedAt(e.colour.query)} | ${placedAt(e.colour.upright)} | ${e.pairScore ?? 'no match'} |`);
+  }
+  L.push('');
   return L;
 }
 
@@ -492,7 +585,7 @@ async function main(): Promise<void> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'loupe-bench-match-'));
   const infra = await openInfrastructure(loadConfig({ DATA_DIR: dataDir, NODE_ENV: 'test' }));
   const accountId = Number((await infra.accounts.ensure('bench')).id);
-  const services = createWorkerServices({ images: infra.images, blobs: infra.blobs, matchIndex: infra.matchIndex, db: infra.db });
+  const services = workerServices(infra);
   const b: Bench = { infra, accountId, dataDir, processors: services.processors, services };
   const failures: unknown[] = [];
   try {
@@ -608,7 +701,7 @@ async function main(): Promise<void> {
     let rows = added;
     for (const [si, size] of OPTS.scales.entries()) {
       const report: ScaleReport = {
-        size: si === 0 ? added : size, realImages: realAdded, how: '', searchMs: [], missMs: [], hitMs: [], parts: [], foundBy: new Map(), outsideSteps: [], cacheBuildMs: 0, memoryPerImage: { heap: 0, total: 0 },
+        size: si === 0 ? added : size, realImages: realAdded, how: '', searchMs: [], missMs: [], hitMs: [], parts: [], foundBy: new Map(), outsideSteps: [], familyMisses: [], cacheBuildMs: 0, memoryPerImage: { heap: 0, total: 0 },
         outcomes: new Map(), fpr: { queries: 0, positives: 0, examples: [] }, familyFpr: { queries: 0, positives: 0, examples: [] }, familyOutcomes: [],
       };
       if (si === 0) {
@@ -632,6 +725,10 @@ async function main(): Promise<void> {
       const familyPerEdit = si === 0 ? OPTS.familyPerEdit : OPTS.recheck;
       const familySubset = familyQueries.filter((q) => familyQueries.filter((x) => x.edit === q.edit && x.photo.family === q.photo.family && x.split === q.split).indexOf(q) < familyPerEdit);
       await runQueries(b, familySubset, null, report, failures, true);
+      if (si === 0) {
+        const originals = new Map(familyIndexed.map((img) => [`families/${img.id}`, img.data]));
+        for (const { query, explained } of report.familyMisses) explained.pairScore = await pairScore(b, query.data, originals.get(query.filepath)!);
+      }
       await runFpr(b, si === 0 ? familyFprQueries : familyFprQueries.filter((_, i) => i % 2 === 0), null, report, undefined, true);
       log(`  families: recall@1 ${fmtPct(report.familyOutcomes.filter((o) => o.rank === 1).length, report.familyOutcomes.length)}, wrong first ${report.familyOutcomes.filter((o) => o.wrongFirst).length}, fpr ${report.familyFpr.positives}/${report.familyFpr.queries}`);
       if (si === 0) {

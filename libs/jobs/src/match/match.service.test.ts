@@ -15,6 +15,7 @@ import { MatchService } from './match.service';
 import { nativeScaleWordsTask } from './native-scale-vote';
 import { placedCropTask, uprightTask } from './second-chance-tasks';
 import { SearchIndexHook } from './search-index.hook';
+import { SearchTrace, TracedQuery } from './search-trace';
 import { openEmbeddedStore, type EmbeddedStore } from '../testing/embedded-store';
 
 const jpegOf = (img: RgbImage, quality = 88) => rawSharp(img).jpeg({ quality }).toBuffer();
@@ -283,6 +284,28 @@ describe('MatchService on a small collection added through ingest', () => {
     const result = await service.search(searchPayload(await staged(await jpegOf(await syntheticImage(99)), 'other.jpg')));
     expect(result.items).toEqual([]);
     expect([result.total_results, result.total_filtered_results]).toEqual([0, 0]);
+  }, 60_000);
+
+  it('tells its trace the candidates it chose: the vote\'s for a query with points, the colour shortlist\'s for a plain crop', async () => {
+    const voted: Array<{ by: TracedQuery; filepaths: readonly string[] }> = [];
+    const alike: Array<{ by: TracedQuery; shortlist: readonly string[]; placed: readonly string[] }> = [];
+    const trace: SearchTrace = { voted: (by, filepaths) => voted.push({ by, filepaths }), alikeInColour: (by, shortlist, placed) => alike.push({ by, shortlist, placed }) };
+    const traced = new MatchService(images, matchIndex, blobs, new LocalCollectionIndex(new MatchIndexCache(matchIndex)), verifyInThisThread, runInThisThread, noSpareThread, trace);
+
+    await traced.search(searchPayload(await staged(await phoneCopy(originals.get(3)!), 'phone.jpg')));
+    expect(voted.map(({ by }) => by), 'found by its own vote: one vote, no colours asked').toEqual(['query']);
+    expect(voted[0].filepaths[0]).toBe('labels/label-3.jpg');
+    expect(alike).toEqual([]);
+
+    voted.length = 0;
+    const gradient = originals.get(7)!;
+    await traced.search(searchPayload(await staged(await pngOf(await crop(gradient, cropBox(gradient, 0.25, 0.9, 0.3))), 'gradient-crop.png')));
+    expect(voted, 'too plain to vote').toEqual([]);
+    const [asIs] = alike;
+    expect(asIs.by).toBe('query');
+    expect(asIs.placed.length).toBeLessThanOrEqual(PLAIN_COLOUR_CANDIDATES);
+    expect(asIs.placed).toContain('wallpapers/gradient.png');
+    expect(asIs.placed.every((filepath) => asIs.shortlist.includes(filepath))).toBe(true);
   }, 60_000);
 
   it('finds a smooth wallpaper rotated onto a larger canvas by turning the query back upright, and places it in the query', async () => {

@@ -12,13 +12,14 @@ import { denseFitTask, pixelsOnly, placedCropTask, wholeImageTask } from './seco
 import { firstFound, type Found } from './first-found';
 import { matchVocabulary } from './vocabulary';
 import { nativeScaleWordsAhead } from './native-scale-vote';
+import { SearchTrace, UNTRACED } from './search-trace';
 import { FIRST_ROUND, MAX_VERIFIED, RoundSteps, verifyInRounds, verifyStoredFeatures } from './verify-rounds';
 
 /**
  * Best-voted candidates given the dense second chance when feature verification found nothing. Their weak fits cost
  * about a verification each on the pool; only a fit that overlaps enough costs a decode and a correlation (~25 ms).
  */
-const DENSE_CANDIDATES = 6;
+export const DENSE_CANDIDATES = 6;
 /**
  * Best-voted candidates of the query's shape given the whole-image second chance besides its hash neighbours
  * (`wholeImageCandidates`). In the matching benchmark the best-voted six took the step from 4 to 56 ms on average for a
@@ -181,6 +182,8 @@ export class MatchService {
     private readonly run: TaskRunner = runInThisThread,
     /** Starts work ahead on a compute thread that is free now (the upright copy); none without threads. */
     private readonly runSpare: SpareRunner = noSpareThread,
+    /** Told the candidates each search chose (a benchmark's record of why it missed); nothing by default. */
+    private readonly trace: SearchTrace = UNTRACED,
   ) {
     this.loader = new QueryLoader(images, blobs);
   }
@@ -244,6 +247,7 @@ export class MatchService {
     const shortlist = await this.collections.candidates(ref, { wordLists: this.wordLists(words, query, payload), ...request });
     let ranked = shortlist.map((c) => c.imagePk);
     for (const c of shortlist) paths.set(c.imagePk, c.filepath);
+    this.trace.voted('query', shortlist.map((c) => c.filepath));
     steps.lap('vote');
     const wanted = options.limit > 0 ? options.offset + options.limit : MAX_VERIFIED;
     const byFeatures = this.featureVerification(ref, query, payload, paths, fetched);
@@ -255,6 +259,7 @@ export class MatchService {
       if (!nativeWords) return ranked;
       const merged = mergeShortlists([shortlist, await this.collections.candidates(ref, { wordLists: [nativeWords], ...request })], request.queriedPath);
       for (const c of merged) paths.set(c.imagePk, c.filepath);
+      this.trace.voted('query', merged.map((c) => c.filepath));
       ranked = merged.map((c) => c.imagePk);
       return ranked;
     };
@@ -486,6 +491,7 @@ export class MatchService {
     if (!byFeatures) return [];
     const words = matchVocabulary().vocabulary.quantize(upright.features);
     const shortlist = await this.collections.candidates(ref, { wordLists: this.wordLists(words, upright, payload), filters: payload.options, queriedPath: queriedPath(payload) });
+    this.trace.voted('upright', shortlist.map((c) => c.filepath));
     const unverified = shortlist.filter((c) => !byFeatures.verified.has(c.imagePk)).slice(0, FIRST_ROUND);
     for (const { imagePk, filepath } of unverified) {
       paths.set(imagePk, filepath);
@@ -569,8 +575,10 @@ export class MatchService {
     const shortlists = new Map<LoadedQuery, Promise<ColourCandidate[]>>();
     return async (by, colours) => {
       if (!shortlists.has(by)) shortlists.set(by, this.collections.alikeInColour(ref, colourSet(by.rgb), payload.options));
-      const alike = await this.mostAlikeInColour(by.rgb, await shortlists.get(by)!, alikeCount, colours);
+      const shortlist = await shortlists.get(by)!;
+      const alike = await this.mostAlikeInColour(by.rgb, shortlist, alikeCount, colours);
       for (const { imagePk, filepath } of alike) paths.set(imagePk, filepath);
+      this.trace.alikeInColour('toRotated' in by ? 'upright' : 'query', shortlist.map((c) => c.filepath), alike.map((c) => c.filepath));
       return [...new Set([...voted, ...alike.map(({ imagePk }) => imagePk)])];
     };
   }
