@@ -420,7 +420,7 @@ export class MatchService {
       if (placing.length === 0 || (await upright)?.onFilledCanvas) return [];
       return placing;
     };
-    const asIs = await this.pixelChances(search, query, neighbours, placingAsIs, {}, steps);
+    const asIs = await this.pixelChances(search, query, chances.dense, neighbours, placingAsIs, {}, steps);
     if (asIs.length > 0) {
       foundAsIs = true;
       return asIs;
@@ -432,13 +432,12 @@ export class MatchService {
 
   /**
    * The three pixel chances of `by` (the query as it is, or its upright copy), judged as `check`: the dense check of the
-   * best-voted few, the whole-image check of its hash neighbours (`neighbours`) and the best-voted image, and its
+   * best-voted few (`voted`), the whole-image check of its hash neighbours (`neighbours`) and the best-voted image, and its
    * placement in the images `placing` gives, started at once and answered in that order (`firstFound`), each lapped on
    * `steps` when given.
    */
-  private pixelChances(search: ChanceSearch, by: LoadedQuery, neighbours: HashNeighbour[][], placing: () => Promise<number[]>, check: DenseCheck, steps?: StepTimer): Promise<Found> {
-    const { ref, chances, fetched, paths, payload, read } = search;
-    const candidates = chances.dense;
+  private pixelChances(search: ChanceSearch, by: LoadedQuery, candidates: number[], neighbours: HashNeighbour[][], placing: () => Promise<number[]>, check: DenseCheck, steps?: StepTimer): Promise<Found> {
+    const { ref, fetched, paths, payload, read } = search;
     const dense = (async () => this.confirmFits(ref, by, await this.weakFits(by, candidates, fetched, payload.options.check_horizontal_flip), paths, read, check))();
     const whole = this.confirmWholeImages(ref, by, wholeImageCandidates(neighbours, candidates), fetched, paths, read, check);
     const placed = (async () => this.confirmPlacements(ref, by, await placing(), fetched, paths, read, check))();
@@ -448,7 +447,8 @@ export class MatchService {
   /**
    * The chances of the query turned upright, when its edges show a rotation off the axes (`uprightQuery`): its own vote
    * (`verifyUprightVote`), its hash neighbours' feature verification with the query's own features, then the three
-   * pixel chances again on the upright copy, judged as UPRIGHT_CHECK and answered in order (`firstFound`); what they
+   * pixel chances again on the upright copy, judged as UPRIGHT_CHECK and answered in order (`firstFound`), the dense and
+   * whole-image checks given the best-voted of its own vote (of the query's, for a query too plain to vote); what they
    * find told in the query's own frame. Stops before its next step once `stopped` (the query was found as it is). Its
    * steps are timed on `steps`.
    */
@@ -457,7 +457,7 @@ export class MatchService {
     const upright = await search.upright;
     steps.lap('upright_copy');
     if (!upright || stopped()) return [];
-    const found = await this.verifyUprightVote(ref, upright, payload, paths, fetched, chances.byFeatures);
+    const { found, voted } = await this.verifyUprightVote(ref, upright, payload, paths, fetched, chances.byFeatures);
     steps.lap('upright_vote');
     if (found.length === 0 && !stopped()) {
       const uprightNeighbours = await this.hashNeighbours(ref, upright, payload, paths);
@@ -470,7 +470,7 @@ export class MatchService {
         // benchmark this found 6 more of 756 family queries (rotated copies and crops of gradients, a flat landscape's
         // rotated crop) and lost none.
         const placing = async () => [...new Set([...(await chances.placing(query, 'sets')), ...(await chances.placing(upright, 'sets'))])];
-        found.push(...(await this.pixelChances(search, upright, uprightNeighbours, placing, UPRIGHT_CHECK)));
+        found.push(...(await this.pixelChances(search, upright, voted ?? chances.dense, uprightNeighbours, placing, UPRIGHT_CHECK)));
       }
       steps.lap('upright_chances');
     }
@@ -485,20 +485,24 @@ export class MatchService {
    * its FIRST_ROUND best-voted candidates that the search has not verified. ORB's orientation makes a rotated query's
    * words only nearly its image's, and a large collection outvotes them: in 100,000 images four rotated queries (by 15°
    * and 30°, one of them also cropped, halved and re-encoded) ranked their images 87th-156th, where their upright copies'
-   * votes ranked all four first. Nothing for a query with too few points to verify.
+   * votes ranked all four first. Also its DENSE_CANDIDATES best-voted, for the upright copy's pixel chances: in the
+   * matching benchmark's 1,000 images, digits turned 20° ranked their image 8th as they are and 2nd upright, and only
+   * the upright copy's dense check found it. Nothing (and no vote) for a query with too few points to verify.
    */
-  private async verifyUprightVote(ref: CollectionRef, upright: LoadedQuery, payload: SearchPayload, paths: Map<number, string>, fetched: Map<number, Buffer>, byFeatures: FeatureVerification | null) {
-    if (!byFeatures) return [];
+  private async verifyUprightVote(ref: CollectionRef, upright: LoadedQuery, payload: SearchPayload, paths: Map<number, string>, fetched: Map<number, Buffer>, byFeatures: FeatureVerification | null): Promise<{ found: Found; voted: number[] | null }> {
+    if (!byFeatures) return { found: [], voted: null };
     const words = matchVocabulary().vocabulary.quantize(upright.features);
     const shortlist = await this.collections.candidates(ref, { wordLists: this.wordLists(words, upright, payload), filters: payload.options, queriedPath: queriedPath(payload) });
     this.trace.voted('upright', shortlist.map((c) => c.filepath));
+    const voted = shortlist.slice(0, DENSE_CANDIDATES);
+    for (const { imagePk, filepath } of voted) paths.set(imagePk, filepath);
     const unverified = shortlist.filter((c) => !byFeatures.verified.has(c.imagePk)).slice(0, FIRST_ROUND);
     for (const { imagePk, filepath } of unverified) {
       paths.set(imagePk, filepath);
       byFeatures.verified.add(imagePk);
     }
     const ids = unverified.map((c) => c.imagePk);
-    return verifyInRounds(ids, ids.length, this.featureVerification(ref, upright, payload, paths, fetched));
+    return { found: await verifyInRounds(ids, ids.length, this.featureVerification(ref, upright, payload, paths, fetched)), voted: voted.map((c) => c.imagePk) };
   }
 
   /**
