@@ -308,7 +308,7 @@ describe('MatchService on a small collection added through ingest', () => {
     expect(asIs.placed.every((filepath) => asIs.shortlist.includes(filepath))).toBe(true);
   }, 60_000);
 
-  it('gives the upright copy\'s pixel chances the best-voted of its own vote: a rotated wallpaper whose image only that vote ranks', async () => {
+  it('gives the upright copy\'s pixel chances the best-voted of its own vote: a rotated wallpaper, and a rotated quarter of it, whose image only that vote ranks', async () => {
     // In a large collection a rotated copy's own words can rank its image far down where its upright copy's words rank
     // it among the first (digits turned 20°: 8th as it is, 2nd upright, in the matching benchmark's 1,000 images). Here
     // the query's own vote, its hash neighbours and its colours leave the image out; the upright copy's vote does not.
@@ -333,6 +333,14 @@ describe('MatchService on a small collection added through ingest', () => {
     expect(paths(result.items)).toEqual([hidden]);
     expect(result.items[0].score, 'a pixel chance, not a feature match').toBeLessThan(DEFAULT_MIN_SCORE);
     expect(result.steps).toHaveProperty('upright_chances');
+
+    // A rotated quarter of the wallpaper, re-encoded: only its placement upright, in the images its own vote ranks first.
+    uprightMade = false;
+    const wallpaper = originals.get(5)!;
+    const turnedQuarter = await jpegOf(await rotate(await crop(wallpaper, cropBox(wallpaper, 0.25, 0.3, 0.2)), -20), 50);
+    const placed = await searching.search(searchPayload(await staged(turnedQuarter, 'turned-quarter.jpg')));
+    expect(paths(placed.items)).toEqual([hidden]);
+    expect(placed.items[0].target_overlap_percent, 'a quarter of the wallpaper').toBeLessThan(50);
   }, 60_000);
 
   it('finds a smooth wallpaper rotated onto a larger canvas by turning the query back upright, and places it in the query', async () => {
