@@ -143,6 +143,31 @@ describe('MatchService on a small collection added through ingest', () => {
   }
 
   /**
+   * A search to which every way to `hidden` but the upright copy's vote is closed: its index leaves the image out of the
+   * votes, hash neighbours and colours until the upright copy has been made (noticed by the search's task runner), as a
+   * large collection can outvote a rotated copy's own words. `votes` says, per vote, whether the upright copy was made.
+   */
+  function serviceFindingOnlyUpright(hidden: string): { searching: MatchService; votes: boolean[]; reset: () => void } {
+    let uprightMade = false;
+    const votes: boolean[] = [];
+    const onlyUprightVoteFinds = indexChanged((local) => ({
+      candidates: async (ref, request) => {
+        votes.push(uprightMade);
+        const candidates = await local.candidates(ref, request);
+        return uprightMade ? candidates : candidates.filter((c) => c.filepath !== hidden);
+      },
+      nearestByHash: async (ref, probes, filters) => (await local.nearestByHash(ref, probes, filters)).map((near) => near.filter((c) => c.filepath !== hidden)),
+      alikeInColour: async (ref, colours, filters) => (await local.alikeInColour(ref, colours, filters)).filter((c) => c.filepath !== hidden),
+    }));
+    const noticingUpright: TaskRunner = async (task, input) => {
+      const output = await runInThisThread(task, input);
+      if (task.name === uprightTask.name && output) uprightMade = true;
+      return output;
+    };
+    return { searching: new MatchService(images, matchIndex, blobs, onlyUprightVoteFinds, verifyInThisThread, noticingUpright), votes, reset: () => (uprightMade = false) };
+  }
+
+  /**
    * A search whose vote leaves `filepath` out, as the vote of a large collection can rank an image beyond the shortlist:
    * in a million images a 0.2x thumbnail's few coarse corners share hardly more words with its image than chance sharers.
    */
@@ -215,25 +240,9 @@ describe('MatchService on a small collection added through ingest', () => {
   it('votes with the upright copy of a rotated query when the vote as it is, its hash neighbours and its colours leave the image out', async () => {
     // In a large collection a rotated copy's own words rank its image beyond the shortlist (87th-156th in 100,000
     // images), while its upright copy's words rank it first: here every way to the image but the upright copy's vote is
-    // closed, the vote until the upright copy has been made.
+    // closed.
     const hidden = 'labels/label-4.jpg';
-    let uprightMade = false;
-    const votes: boolean[] = [];
-    const onlyUprightVoteFinds = indexChanged((local) => ({
-      candidates: async (ref, request) => {
-        votes.push(uprightMade);
-        const candidates = await local.candidates(ref, request);
-        return uprightMade ? candidates : candidates.filter((c) => c.filepath !== hidden);
-      },
-      nearestByHash: async (ref, probes, filters) => (await local.nearestByHash(ref, probes, filters)).map((near) => near.filter((c) => c.filepath !== hidden)),
-      alikeInColour: async (ref, colours, filters) => (await local.alikeInColour(ref, colours, filters)).filter((c) => c.filepath !== hidden),
-    }));
-    const noticingUpright: TaskRunner = async (task, input) => {
-      const output = await runInThisThread(task, input);
-      if (task.name === uprightTask.name && output) uprightMade = true;
-      return output;
-    };
-    const searching = new MatchService(images, matchIndex, blobs, onlyUprightVoteFinds, verifyInThisThread, noticingUpright);
+    const { searching, votes } = serviceFindingOnlyUpright(hidden);
     const turned = await jpegOf(await rotate(originals.get(4)!, 20), 80);
     const result = await searching.search(searchPayload(await staged(turned, 'turned.jpg')));
     expect(paths(result.items)).toEqual([hidden]);
@@ -313,21 +322,7 @@ describe('MatchService on a small collection added through ingest', () => {
     // it among the first (digits turned 20°: 8th as it is, 2nd upright, in the matching benchmark's 1,000 images). Here
     // the query's own vote, its hash neighbours and its colours leave the image out; the upright copy's vote does not.
     const hidden = 'wallpapers/blobs.jpg';
-    let uprightMade = false;
-    const onlyUprightVoteRanks = indexChanged((local) => ({
-      candidates: async (ref, request) => {
-        const candidates = await local.candidates(ref, request);
-        return uprightMade ? candidates : candidates.filter((c) => c.filepath !== hidden);
-      },
-      nearestByHash: async (ref, probes, filters) => (await local.nearestByHash(ref, probes, filters)).map((near) => near.filter((c) => c.filepath !== hidden)),
-      alikeInColour: async (ref, colours, filters) => (await local.alikeInColour(ref, colours, filters)).filter((c) => c.filepath !== hidden),
-    }));
-    const noticingUpright: TaskRunner = async (task, input) => {
-      const output = await runInThisThread(task, input);
-      if (task.name === uprightTask.name && output) uprightMade = true;
-      return output;
-    };
-    const searching = new MatchService(images, matchIndex, blobs, onlyUprightVoteRanks, verifyInThisThread, noticingUpright);
+    const { searching, reset } = serviceFindingOnlyUpright(hidden);
     const turned = await jpegOf(await rotate(originals.get(5)!, -20), 80);
     const result = await searching.search(searchPayload(await staged(turned, 'turned.jpg')));
     expect(paths(result.items)).toEqual([hidden]);
@@ -335,7 +330,7 @@ describe('MatchService on a small collection added through ingest', () => {
     expect(result.steps).toHaveProperty('upright_chances');
 
     // A rotated quarter of the wallpaper, re-encoded: only its placement upright, in the images its own vote ranks first.
-    uprightMade = false;
+    reset();
     const wallpaper = originals.get(5)!;
     const turnedQuarter = await jpegOf(await rotate(await crop(wallpaper, cropBox(wallpaper, 0.25, 0.3, 0.2)), -20), 50);
     const placed = await searching.search(searchPayload(await staged(turnedQuarter, 'turned-quarter.jpg')));
