@@ -332,7 +332,8 @@ async function runQueries(b: Bench, queries: Query[], baseline: Array<{ filepath
     }
     if (rank !== 1) {
       const explained = searchRecord.explain(q.filepath);
-      failures.push({ size: report.size, edit: q.edit.name, photo: q.photo.source, family: q.photo.family, split: q.split, rank, top: outcome.top, topScore: outcome.topScore, results: result.items.length, ...explained });
+      // By reference: a family miss's pair score is added after its search (`pairScore`), before failures.json is written.
+      failures.push({ size: report.size, edit: q.edit.name, photo: q.photo.source, family: q.photo.family, split: q.split, rank, top: outcome.top, topScore: outcome.topScore, results: result.items.length, where: explained });
       if (families) report.familyMisses.push({ query: q, explained });
     }
     if (families) {
