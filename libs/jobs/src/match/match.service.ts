@@ -12,7 +12,7 @@ import { denseFitTask, pixelsOnly, placedCropTask, wholeImageTask } from './seco
 import { firstFound, type Found } from './first-found';
 import { matchVocabulary } from './vocabulary';
 import { nativeScaleWordsAhead } from './native-scale-vote';
-import { SearchTrace, UNTRACED } from './search-trace';
+import type { SearchTrace } from './search-trace';
 import { FIRST_ROUND, MAX_VERIFIED, RoundSteps, verifyInRounds, verifyStoredFeatures } from './verify-rounds';
 
 /**
@@ -189,8 +189,11 @@ export class MatchService {
     private readonly run: TaskRunner = runInThisThread,
     /** Starts work ahead on a compute thread that is free now (the upright copy); none without threads. */
     private readonly runSpare: SpareRunner = noSpareThread,
-    /** Told the candidates each search chose (a benchmark's record of why it missed); nothing by default. */
-    private readonly trace: SearchTrace = UNTRACED,
+    /**
+     * Told the candidates each search chose (a benchmark's record of why it missed). Without one, nothing is built for
+     * it: the lists it is told are made only when there is a trace (`?.`).
+     */
+    private readonly trace?: SearchTrace,
   ) {
     this.loader = new QueryLoader(images, blobs);
   }
@@ -254,7 +257,7 @@ export class MatchService {
     const shortlist = await this.collections.candidates(ref, { wordLists: this.wordLists(words, query, payload), ...request });
     let ranked = shortlist.map((c) => c.imagePk);
     for (const c of shortlist) paths.set(c.imagePk, c.filepath);
-    this.trace.voted('query', shortlist.map((c) => c.filepath));
+    this.trace?.voted('query', shortlist.map((c) => c.filepath));
     steps.lap('vote');
     const wanted = options.limit > 0 ? options.offset + options.limit : MAX_VERIFIED;
     const byFeatures = this.featureVerification(ref, query, payload, paths, fetched);
@@ -266,7 +269,7 @@ export class MatchService {
       if (!nativeWords) return ranked;
       const merged = mergeShortlists([shortlist, await this.collections.candidates(ref, { wordLists: [nativeWords], ...request })], request.queriedPath);
       for (const c of merged) paths.set(c.imagePk, c.filepath);
-      this.trace.voted('query', merged.map((c) => c.filepath));
+      this.trace?.voted('query', merged.map((c) => c.filepath));
       ranked = merged.map((c) => c.imagePk);
       return ranked;
     };
@@ -503,16 +506,12 @@ export class MatchService {
     if (!byFeatures) return { found: [], voted: null };
     const words = matchVocabulary().vocabulary.quantize(upright.features);
     const shortlist = await this.collections.candidates(ref, { wordLists: this.wordLists(words, upright, payload), filters: payload.options, queriedPath: queriedPath(payload) });
-    this.trace.voted('upright', shortlist.map((c) => c.filepath));
-    const voted = shortlist.slice(0, DENSE_CANDIDATES);
-    for (const { imagePk, filepath } of voted) paths.set(imagePk, filepath);
-    const unverified = shortlist.filter((c) => !byFeatures.verified.has(c.imagePk)).slice(0, FIRST_ROUND);
-    for (const { imagePk, filepath } of unverified) {
-      paths.set(imagePk, filepath);
-      byFeatures.verified.add(imagePk);
-    }
-    const ids = unverified.map((c) => c.imagePk);
-    return { found: await verifyInRounds(ids, ids.length, this.featureVerification(ref, upright, payload, paths, fetched)), voted: voted.map((c) => c.imagePk) };
+    for (const c of shortlist) paths.set(c.imagePk, c.filepath);
+    this.trace?.voted('upright', shortlist.map((c) => c.filepath));
+    const ids = shortlist.filter((c) => !byFeatures.verified.has(c.imagePk)).slice(0, FIRST_ROUND).map((c) => c.imagePk);
+    for (const imagePk of ids) byFeatures.verified.add(imagePk);
+    const found = await verifyInRounds(ids, ids.length, this.featureVerification(ref, upright, payload, paths, fetched));
+    return { found, voted: shortlist.slice(0, DENSE_CANDIDATES).map((c) => c.imagePk) };
   }
 
   /**
@@ -592,7 +591,7 @@ export class MatchService {
       const shortlist = await shortlists.get(by)!;
       const alike = await this.mostAlikeInColour(by.rgb, shortlist, alikeCount, colours);
       for (const { imagePk, filepath } of alike) paths.set(imagePk, filepath);
-      this.trace.alikeInColour('toRotated' in by ? 'upright' : 'query', shortlist.map((c) => c.filepath), alike.map((c) => c.filepath));
+      this.trace?.alikeInColour('toRotated' in by ? 'upright' : 'query', shortlist.map((c) => c.filepath), alike.map((c) => c.filepath));
       return [...new Set([...voted, ...alike.map(({ imagePk }) => imagePk)])];
     };
   }

@@ -12,6 +12,3 @@ export interface SearchTrace {
   /** The colour shortlist of `by` (`alikeInColour`, by colour sets) and the images of it that were placed. */
   alikeInColour(by: TracedQuery, shortlist: readonly string[], placed: readonly string[]): void;
 }
-
-/** The trace of a search nobody records. */
-export const UNTRACED: SearchTrace = { voted: () => undefined, alikeInColour: () => undefined };
