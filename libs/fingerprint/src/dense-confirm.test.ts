@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { confirmDense, confirmDenseFit, confirmPlacedCrop, confirmWeakFit, confirmWholeImage, DENSE_CONFIRM_MIN, weakFitOptions } from './dense-confirm';
 import { enhancedScore } from './enhanced-score';
+import { FINE_LATTICE, fineLatticeAndCopy, offInScale } from './testing/fine-lattice';
 import { matchMetrics } from './match-metrics';
 import { extractFeatures } from './features';
 import * as edit from './testing/edits';
@@ -71,6 +72,21 @@ describe('alternative alignments of a repeated pattern', () => {
       for (const [x, y] of [[1, 0], [0.3, 0], [0.6, 0.5]]) {
         expect(await confirmDense(await evidence(await edit.jpeg(await edit.crop(tiles, edit.cropBox(tiles, 0.25, x, y)), 85)), target)).toBeNull();
       }
+    }
+  });
+});
+
+describe('a weak fit settled by its pixels', () => {
+  it('confirms a copy of a fine lattice whose fit is 1 % off in scale, and no lattice of another glaze or tile', async () => {
+    const { original, copy } = await fineLatticeAndCopy();
+    const proposed = offInScale(copy, 1.01);
+    // The collection image at half size, as a search decodes it for its pixel checks.
+    const match = await confirmDenseFit(copy, await edit.scale(original, 0.5), proposed, 0.5);
+    expect(match).not.toBeNull();
+    expect(match!.score).toBeLessThan(DEFAULT_MIN_SCORE);
+    expect(match!.transform[0] / FINE_LATTICE.copyScale).toBeCloseTo(1, 3);
+    for (const other of [await ringTiles('hsl(95,45%,70%)', FINE_LATTICE.ink, FINE_LATTICE.tile), await ringTiles(FINE_LATTICE.glaze, FINE_LATTICE.ink, 28)]) {
+      expect(await confirmDenseFit(copy, await edit.scale(other, 0.5), proposed, 0.5)).toBeNull();
     }
   });
 });

@@ -1,6 +1,6 @@
 import { colourLikeness } from './colour-likeness';
 import { finerThanCoarse, locateCrop, TEXTURE_SIDE_SCALE, type CropPlacement } from './crop-locator';
-import { enhancedScore } from './enhanced-score';
+import { alignedByPixels, enhancedScore } from './enhanced-score';
 import { applyHomography, invert, multiply, type Homography } from './geometry';
 import { matchMetrics } from './match-metrics';
 import { cropRgb, rgbToGray } from './rgb';
@@ -225,20 +225,30 @@ export interface DenseCheck {
 }
 
 /**
- * A weak fit confirmed by gradient correlation (`enhancedScore`) of at least DENSE_CONFIRM_MIN. Its score is the feature
- * score floor scaled by that correlation, DEFAULT_MIN_SCORE · correlation / 100, so a match found this way always ranks
- * below every feature-verified one. `targetScale`: the target's pixels relative to the size the fit refers to.
+ * A weak fit confirmed by gradient correlation (`enhancedScore`) of at least DENSE_CONFIRM_MIN, at its own alignment
+ * or at the scale its pixels settle it to (`alignedByPixels`: a weak fit of a fine lattice comes out a few percent off).
+ * Its score is the feature score floor scaled by that correlation, DEFAULT_MIN_SCORE · correlation / 100, so a match
+ * found this way always ranks below every feature-verified one. `targetScale`: the target's pixels relative to the size
+ * the fit refers to.
  */
-export async function confirmDenseFit(query: RgbImage, target: RgbImage, fit: MatchResult, targetScale = 1, check: DenseCheck = {}): Promise<MatchResult | null> {
-  const correlation = await enhancedScore(query, target, fit, targetScale);
-  if (correlation < DENSE_CONFIRM_MIN) return null;
+export async function confirmDenseFit(query: RgbImage, target: RgbImage, proposed: MatchResult, targetScale = 1, check: DenseCheck = {}): Promise<MatchResult | null> {
   // A pattern shares its grid with every pattern of that grid (tiles, weaves), whose gradients then correlate: the
-  // colors must agree too.
-  if (chromaDifference(query, target, fit, targetScale) > DENSE_MAX_CHROMA_DIFFERENCE) return null;
+  // colors must agree too. Where they do not at the proposed alignment, no other scale is tried.
+  const coloursAgree = chromaDifference(query, target, proposed, targetScale) <= DENSE_MAX_CHROMA_DIFFERENCE;
+  const aligned = coloursAgree
+    ? await alignedByPixels(query, target, proposed, targetScale, DENSE_CONFIRM_MIN)
+    : { transform: proposed.transform, score: await enhancedScore(query, target, proposed, targetScale) };
+  const correlation = aligned.score;
+  if (correlation < DENSE_CONFIRM_MIN) return null;
+  const settled = aligned.transform !== proposed.transform;
+  const fit = settled ? { ...proposed, transform: aligned.transform } : proposed;
+  if (settled ? chromaDifference(query, target, fit, targetScale) > DENSE_MAX_CHROMA_DIFFERENCE : !coloursAgree) return null;
   // The chromaticity is dominated by a light, unsaturated ground: badges of one design in other colours pass it, and a
   // shared design that feature verification refused (`confirmSharedDetail`) would come back here. Their hues differ.
-  // Judged as a shared design, the shared-detail check's own hue bound (14°) refuses every pair this one would.
-  if (check.sharedDesign) {
+  // Judged as a shared design, the shared-detail check's own hue bound (14°) refuses every pair this one would. A
+  // settled alignment is the best of several scales and is judged so too: at one of them a crop of a twill correlated
+  // with another twill of its structure and palette (docs/benchmarks.md, session 41).
+  if (check.sharedDesign || settled) {
     if (!(await confirmSharedDetail(query, target, { ...fit, concentrated: true }, targetScale))) return null;
   } else if (huesDisagree(query, target, fit, targetScale, DENSE_MAX_HUE)) return null;
   return { ...fit, score: Math.round(DEFAULT_MIN_SCORE * correlation) / 100 };

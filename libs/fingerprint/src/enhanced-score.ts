@@ -1,5 +1,5 @@
 import { loadOpenCv, withMats } from './opencv';
-import { multiply } from './geometry';
+import { multiply, type Homography } from './geometry';
 import { gradientNcc } from './gradient-ncc';
 import type { MatchResult, RgbImage } from './types';
 
@@ -13,6 +13,18 @@ const EDGE_ERODE = 3;
 const MIN_OVERLAP_SHARE = 0.02;
 
 /**
+ * Relative scales (about the query's centre) that `alignedByPixels` tries around a fit whose gradients correlate from
+ * ALIGN_FLOOR up to the confirmation floor. A weak fit of a fine lattice averages pairs a period apart, and its scale
+ * comes out a few percent off: a tile wall turned 20° and back upright fitted 2 % off correlated at 32, and at 78 once
+ * rescaled. In the matching benchmark's large sample (756 family queries), these four scales found that wall and cost
+ * the queries outside the collection about 3 ms in each of their dense and upright steps; ±3 % and shifts of up to two
+ * comparison pixels found one more (a wood grain) for 7-60 ms more, and from any correlation (no floor) they let
+ * another weave of one palette through unless judged as a shared design (docs/benchmarks.md, session 41).
+ */
+const ALIGN_SCALES = [0.98, 0.99, 1.01, 1.02];
+const ALIGN_FLOOR = 30;
+
+/**
  * Second-pass score 0-100 (rounded to 0.1): warps the target onto the query with the match transform and
  * takes 100 × max(0, NCC) of blurred gradient magnitudes over the overlap. High when the images agree pixel
  * for pixel, not just at keypoints. `targetScale` says the target's pixels are that many times the size the transform
@@ -21,29 +33,64 @@ const MIN_OVERLAP_SHARE = 0.02;
  */
 export async function enhancedScore(queryRgb: RgbImage, targetRgb: RgbImage, m: MatchResult, targetScale = 1): Promise<number> {
   const { cv } = await loadOpenCv();
+  return withComparison(cv, queryRgb, targetRgb, targetScale, (score) => score(m.transform));
+}
+
+/**
+ * The transform at which the pixels of a fit agree best, and their `enhancedScore`: `m`'s own when it scores at least
+ * `enough` or under ALIGN_FLOOR (pixels that hardly agree are not searched), else the best of it and its rescalings
+ * about the query's centre (ALIGN_SCALES). A fit only proposes an alignment; this settles its scale, a few percent
+ * around it and never elsewhere. A settled alignment is the best of several, so its confirmation should judge more than
+ * gradients (`confirmDenseFit`).
+ */
+export async function alignedByPixels(queryRgb: RgbImage, targetRgb: RgbImage, m: MatchResult, targetScale: number, enough: number): Promise<{ transform: Homography; score: number }> {
+  const { cv } = await loadOpenCv();
+  return withComparison(cv, queryRgb, targetRgb, targetScale, (score) => {
+    let best = { transform: m.transform, score: score(m.transform) };
+    if (best.score >= enough || best.score < ALIGN_FLOOR) return best;
+    const [cx, cy] = [queryRgb.width / 2, queryRgb.height / 2];
+    for (const k of ALIGN_SCALES) {
+      const transform = multiply([k, 0, cx - k * cx, 0, k, cy - k * cy, 0, 0, 1], m.transform);
+      const scored = score(transform);
+      if (scored > best.score) best = { transform, score: scored };
+    }
+    return best;
+  });
+}
+
+/**
+ * Runs `use` with a scorer of transforms (target → query, at the size the fit refers to) for one pair: the query at
+ * COMPARE_SIDE and both greys are made once, and each transform costs a warp and a correlation.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function withComparison<T>(cv: any, queryRgb: RgbImage, targetRgb: RgbImage, targetScale: number, use: (score: (transform: Homography) => number) => T): T {
   const s = Math.min(1, COMPARE_SIDE / Math.max(queryRgb.width, queryRgb.height));
   const w = Math.max(1, Math.round(queryRgb.width * s));
   const h = Math.max(1, Math.round(queryRgb.height * s));
-  const toSmall = multiply(multiply([s, 0, 0, 0, s, 0, 0, 0, 1], m.transform), [1 / targetScale, 0, 0, 0, 1 / targetScale, 0, 0, 0, 1]);
   return withMats((track) => {
     const size = new cv.Size(w, h);
+    const ksize = new cv.Size(0, 0);
     const queryGrey = track(greyOf(cv, track, queryRgb));
     const querySmall = track(new cv.Mat());
     cv.resize(queryGrey, querySmall, size, 0, 0, cv.INTER_AREA);
-    const targetGrey = track(greyOf(cv, track, targetRgb));
-    const warp = track(cv.matFromArray(3, 3, cv.CV_64F, toSmall));
-    const warped = track(new cv.Mat());
-    cv.warpPerspective(targetGrey, warped, warp, size, cv.INTER_AREA, cv.BORDER_CONSTANT, new cv.Scalar(0));
-    const ones = track(new cv.Mat(targetRgb.height, targetRgb.width, cv.CV_8UC1, new cv.Scalar(255)));
-    const mask = track(new cv.Mat());
-    cv.warpPerspective(ones, mask, warp, size, cv.INTER_NEAREST, cv.BORDER_CONSTANT, new cv.Scalar(0));
-    const kernel = track(cv.Mat.ones(2 * EDGE_ERODE + 1, 2 * EDGE_ERODE + 1, cv.CV_8U));
-    cv.erode(mask, mask, kernel);
-    const ksize = new cv.Size(0, 0);
     cv.GaussianBlur(querySmall, querySmall, ksize, BLUR_SIGMA);
-    cv.GaussianBlur(warped, warped, ksize, BLUR_SIGMA);
-    const ncc = gradientNcc(querySmall.data, warped.data, mask.data, w, h, MIN_OVERLAP_SHARE * w * h);
-    return Math.round(Math.max(0, ncc) * 1000) / 10;
+    const targetGrey = track(greyOf(cv, track, targetRgb));
+    const ones = track(new cv.Mat(targetRgb.height, targetRgb.width, cv.CV_8UC1, new cv.Scalar(255)));
+    const kernel = track(cv.Mat.ones(2 * EDGE_ERODE + 1, 2 * EDGE_ERODE + 1, cv.CV_8U));
+    const score = (transform: Homography) =>
+      withMats((own) => {
+        const toSmall = multiply(multiply([s, 0, 0, 0, s, 0, 0, 0, 1], transform), [1 / targetScale, 0, 0, 0, 1 / targetScale, 0, 0, 0, 1]);
+        const warp = own(cv.matFromArray(3, 3, cv.CV_64F, toSmall));
+        const warped = own(new cv.Mat());
+        cv.warpPerspective(targetGrey, warped, warp, size, cv.INTER_AREA, cv.BORDER_CONSTANT, new cv.Scalar(0));
+        const mask = own(new cv.Mat());
+        cv.warpPerspective(ones, mask, warp, size, cv.INTER_NEAREST, cv.BORDER_CONSTANT, new cv.Scalar(0));
+        cv.erode(mask, mask, kernel);
+        cv.GaussianBlur(warped, warped, ksize, BLUR_SIGMA);
+        const ncc = gradientNcc(querySmall.data, warped.data, mask.data, w, h, MIN_OVERLAP_SHARE * w * h);
+        return Math.round(Math.max(0, ncc) * 1000) / 10;
+      });
+    return use(score);
   });
 }
 
