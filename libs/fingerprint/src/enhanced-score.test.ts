@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { DENSE_CONFIRM_MIN } from './dense-confirm';
 import { alignedByPixels, enhancedScore } from './enhanced-score';
-import { FINE_LATTICE, fineLatticeAndCopy, offInScale, proposing } from './testing/fine-lattice';
+import { FINE_LATTICE, fineLatticeAndCopy, offInScale } from './testing/fine-lattice';
+import { proposing } from './testing/fits';
 
 describe('alignment by pixels', () => {
   it('settles the scale of a fit 1 % off on a fine lattice, where its own alignment hardly correlates', async () => {

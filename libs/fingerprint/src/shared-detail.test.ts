@@ -5,6 +5,7 @@ import { enhancedScore } from './enhanced-score';
 import { extractFeatures } from './features';
 import { seededRandom } from './random';
 import { AlignedDetail, cellAgreement, confirmSharedDetail, edgesContradict, hueDifference, SHARED_DETAIL_MAX_CONTRADICTED, SHARED_DETAIL_MIN_EXPLAINED } from './shared-detail';
+import { proposing } from './testing/fits';
 import { toGray } from './testing/synthetic-images';
 import * as edit from './testing/edits';
 import type { MatchResult, RgbImage } from './types';
@@ -54,18 +55,7 @@ async function starField(seed: number): Promise<RgbImage> {
 }
 
 /** A concentrated fit of the whole frame, the query on the collection image as it is (the identity). */
-const concentratedIdentityFit = (): MatchResult => ({
-  score: 60,
-  match_percent: 50,
-  query_overlap_percent: 100,
-  target_overlap_percent: 100,
-  query_match_rect: { left: 0, top: 0, right: 100, bottom: 100 },
-  target_match_rect: { left: 0, top: 0, right: 100, bottom: 100 },
-  flipped: false,
-  inliers: 30,
-  transform: [1, 0, 0, 0, 1, 0, 0, 0, 1],
-  concentrated: true,
-});
+const concentratedIdentityFit = (): MatchResult => ({ ...proposing([1, 0, 0, 0, 1, 0, 0, 0, 1]), concentrated: true });
 
 describe('shared details', () => {
   it('refuses another logo of the same design that verifies on the shared star and tagline, and keeps the copy', async () => {

@@ -1,5 +1,6 @@
 import type { MatchResult, RgbImage } from '../types';
 import * as edit from './edits';
+import { proposing } from './fits';
 import { ringTiles } from './synthetic-images';
 
 /**
@@ -22,19 +23,4 @@ export async function fineLatticeAndCopy(): Promise<{ original: RgbImage; copy: 
 export function offInScale(copy: RgbImage, error: number): MatchResult {
   const [k, cx, cy] = [FINE_LATTICE.copyScale * error, copy.width / 2, copy.height / 2];
   return proposing([k, 0, cx - error * cx, 0, k, cy - error * cy, 0, 0, 1]);
-}
-
-/** A fit of the whole frames proposing `transform` (collection image → query), as verification hands it on. */
-export function proposing(transform: number[]): MatchResult {
-  return {
-    transform,
-    inliers: 20,
-    score: 0,
-    match_percent: 100,
-    query_overlap_percent: 100,
-    target_overlap_percent: 100,
-    query_match_rect: { left: 0, top: 0, right: 1, bottom: 1 },
-    target_match_rect: { left: 0, top: 0, right: 1, bottom: 1 },
-    flipped: false,
-  };
 }
