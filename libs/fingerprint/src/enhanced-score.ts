@@ -17,9 +17,9 @@ const MIN_OVERLAP_SHARE = 0.02;
  * ALIGN_FLOOR up to the confirmation floor. A weak fit of a fine lattice averages pairs a period apart, and its scale
  * comes out a few percent off: a tile wall turned 20° and back upright fitted 2 % off correlated at 32, and at 78 once
  * rescaled. In the matching benchmark's large sample (756 family queries), these four scales found that wall and cost
- * the queries outside the collection about 3 ms in each of their dense and upright steps; ±3 % and shifts of up to two
- * comparison pixels found one more (a wood grain) for 7-60 ms more, and from any correlation (no floor) they let
- * another weave of one palette through unless judged as a shared design (docs/benchmarks.md, session 41).
+ * the queries outside the collection about 3-5 ms in their dense step; ±3 % and shifts of up to two comparison pixels
+ * for every fit under the floor found one more (a wood grain) for about 95 ms more, and without the shared-design
+ * judgement both let another weave of one palette through (docs/benchmarks.md, session 41).
  */
 const ALIGN_SCALES = [0.98, 0.99, 1.01, 1.02];
 const ALIGN_FLOOR = 30;
