@@ -1,6 +1,6 @@
 import { colourLikeness } from './colour-likeness';
 import { finerThanCoarse, locateCrop, TEXTURE_SIDE_SCALE, type CropPlacement } from './crop-locator';
-import { alignedByPixels, enhancedScore } from './enhanced-score';
+import { alignedByPixels } from './enhanced-score';
 import { applyHomography, invert, multiply, type Homography } from './geometry';
 import { matchMetrics } from './match-metrics';
 import { cropRgb, rgbToGray } from './rgb';
@@ -233,16 +233,14 @@ export interface DenseCheck {
  */
 export async function confirmDenseFit(query: RgbImage, target: RgbImage, proposed: MatchResult, targetScale = 1, check: DenseCheck = {}): Promise<MatchResult | null> {
   // A pattern shares its grid with every pattern of that grid (tiles, weaves), whose gradients then correlate: the
-  // colors must agree too. Where they do not at the proposed alignment, no other scale is tried.
-  const coloursAgree = chromaDifference(query, target, proposed, targetScale) <= DENSE_MAX_CHROMA_DIFFERENCE;
-  const aligned = coloursAgree
-    ? await alignedByPixels(query, target, proposed, targetScale, DENSE_CONFIRM_MIN)
-    : { transform: proposed.transform, score: await enhancedScore(query, target, proposed, targetScale) };
+  // colors must agree too, at the proposed alignment before its pixels are compared, and at the one they settle on.
+  if (chromaDifference(query, target, proposed, targetScale) > DENSE_MAX_CHROMA_DIFFERENCE) return null;
+  const aligned = await alignedByPixels(query, target, proposed, targetScale, DENSE_CONFIRM_MIN);
   const correlation = aligned.score;
   if (correlation < DENSE_CONFIRM_MIN) return null;
   const settled = aligned.transform !== proposed.transform;
   const fit = settled ? { ...proposed, transform: aligned.transform } : proposed;
-  if (settled ? chromaDifference(query, target, fit, targetScale) > DENSE_MAX_CHROMA_DIFFERENCE : !coloursAgree) return null;
+  if (settled && chromaDifference(query, target, fit, targetScale) > DENSE_MAX_CHROMA_DIFFERENCE) return null;
   // The chromaticity is dominated by a light, unsaturated ground: badges of one design in other colours pass it, and a
   // shared design that feature verification refused (`confirmSharedDetail`) would come back here. Their hues differ.
   // Judged as a shared design, the shared-detail check's own hue bound (14°) refuses every pair this one would. A
