@@ -113,3 +113,25 @@ describe('placing a crop by its pixels', () => {
     expect(await confirmPlacedCrop(corner, await evidence(await ringTiles('hsl(40,60%,75%)', 'hsl(220,50%,30%)', 76)))).toBeNull();
   });
 });
+
+describe("the query's templates, kept between its placements", () => {
+  it('places a query as it would alone whatever was placed before, and never with the templates of another of its size', async () => {
+    const original = await smoothWallpaper(3);
+    const stored = toGray(await edit.scale(original, 0.5));
+    // Three quarters of one size from three places: placing the third lets the first's templates go (two are kept).
+    const boxes = [edit.cropBox(original, 0.25, 0.2, 0.3), edit.cropBox(original, 0.25, 0.8, 0.7), edit.cropBox(original, 0.25, 0.5, 0.1)];
+    const quarters = await Promise.all(boxes.map(async (box) => toGray(await edit.jpeg(await edit.crop(original, box), 60))));
+    expect(new Set(quarters.map((q) => `${q.width}x${q.height}`)).size).toBe(1);
+    const alone = await locateCrop(quarters[0], stored);
+    for (const [i, quarter] of quarters.entries()) {
+      const placement = (await locateCrop(quarter, stored))!;
+      // Each quarter's own corner in the half-size copy lands on the query's corner.
+      const [x, y] = applyHomography(placement.transform, boxes[i].left / 2, boxes[i].top / 2);
+      expect(Math.hypot(x, y)).toBeLessThan(0.05 * quarter.width);
+    }
+    expect(await locateCrop(quarters[0], stored)).toEqual(alone);
+    await locateCrop(quarters[0], toGray(await edit.scale(original, 0.4)));
+    await locateCrop(quarters[0], stored, 'levels');
+    expect(await locateCrop(quarters[0], stored)).toEqual(alone);
+  });
+});

@@ -101,19 +101,19 @@ interface Placement {
 export async function locateCrop(query: GrayImage, target: GrayImage, by: PlacedBy = 'correlation', sideScale = 1): Promise<CropPlacement | null> {
   const { cv } = await loadOpenCv();
   return withMats((track) => {
-    const queryGrey = track(cv.matFromArray(query.height, query.width, cv.CV_8UC1, query.data));
+    const templates = templatesOf(cv, query);
     const targetGrey = track(cv.matFromArray(target.height, target.width, cv.CV_8UC1, target.data));
     const scaleTo = (side: number) => Math.min(1, (side * sideScale) / Math.max(target.width, target.height));
-    const coarse = searchSizes(cv, track, queryGrey, targetGrey, scaleTo(COARSE_SIDE), by);
+    const coarse = searchSizes(cv, track, templates, targetGrey, scaleTo(COARSE_SIDE), by);
     if (!coarse || coarse.agreement < (by === 'levels' ? MIN_COARSE_LEVEL_AGREEMENT : MIN_COARSE_CORRELATION)) return null;
-    return refine(cv, track, queryGrey, targetGrey, coarse, scaleTo(FINE_SIDE), by);
+    return refine(cv, track, templates, targetGrey, coarse, scaleTo(FINE_SIDE), by);
   });
 }
 
 /** The coarse search: the query shrunk once to about twice its largest template, then to each template size. */
-function searchSizes(cv: Cv, track: Track, query: Mat, target: Mat, targetScale: number, by: PlacedBy): Placement | null {
+function searchSizes(cv: Cv, track: Track, query: QueryTemplates, target: Mat, targetScale: number, by: PlacedBy): Placement | null {
   const image = shrunk(cv, track, target, Math.max(1, Math.round(target.cols * targetScale)), Math.max(1, Math.round(target.rows * targetScale)));
-  const aspect = query.rows / query.cols;
+  const aspect = query.grey.rows / query.grey.cols;
   const sizes: Array<[number, number]> = [];
   for (let share = 1; share >= SMALLEST_SHARE; share /= SHARE_STEP) {
     const width = Math.round(image.cols * share);
@@ -123,11 +123,11 @@ function searchSizes(cv: Cv, track: Track, query: Mat, target: Mat, targetScale:
   if (aspect * image.cols > image.rows) {
     for (let share = 1; share >= SMALLEST_SHARE; share /= SHARE_STEP) sizes.push([Math.round((image.rows * share) / aspect), Math.round(image.rows * share)]);
   }
-  return bestPlacement(cv, track, image, reduced(cv, track, query, Math.max(...sizes.map(([w]) => w))), sizes, targetScale, by);
+  return bestPlacement(cv, track, image, query, Math.max(...sizes.map(([w]) => w)), sizes, targetScale, by);
 }
 
 /** The coarse placement refined: the sizes around it, at FINE_SIDE, within REFINE_MARGIN of it. */
-function refine(cv: Cv, track: Track, query: Mat, target: Mat, coarse: Placement, targetScale: number, by: PlacedBy): CropPlacement {
+function refine(cv: Cv, track: Track, query: QueryTemplates, target: Mat, coarse: Placement, targetScale: number, by: PlacedBy): CropPlacement {
   const width = Math.max(1, Math.round(target.cols * targetScale));
   const height = Math.max(1, Math.round(target.rows * targetScale));
   const image = shrunk(cv, track, target, width, height);
@@ -139,20 +139,23 @@ function refine(cv: Cv, track: Track, query: Mat, target: Mat, coarse: Placement
   const right = Math.min(width, Math.round(coarse.x * ratio) + largestWidth + REFINE_MARGIN);
   const bottom = Math.min(height, Math.round(coarse.y * ratio) + largestHeight + REFINE_MARGIN);
   const window = track(image.roi(new cv.Rect(left, top, right - left, bottom - top)));
-  const fine = bestPlacement(cv, track, window, reduced(cv, track, query, largestWidth), sizes, targetScale, by, [left, top]) ?? rescaled(coarse, ratio);
+  const fine = bestPlacement(cv, track, window, query, largestWidth, sizes, targetScale, by, [left, top]) ?? rescaled(coarse, ratio);
   // Query pixel (u, v) lies at target pixel ((x + u·kx) / s, (y + v·ky) / s), kx and ky the template's shrink.
-  const kx = fine.width / query.cols;
-  const ky = fine.height / query.rows;
+  const kx = fine.width / query.grey.cols;
+  const ky = fine.height / query.grey.rows;
   return { transform: [targetScale / kx, 0, -fine.x / kx, 0, targetScale / ky, -fine.y / ky, 0, 0, 1], agreement: fine.agreement };
 }
 
-/** The best placement over the template sizes in `image` (the target at `targetScale`); null when none fits. */
-function bestPlacement(cv: Cv, track: Track, image: Mat, query: Mat, sizes: Array<[number, number]>, targetScale: number, by: PlacedBy, offset: [number, number] = [0, 0]): Placement | null {
+/**
+ * The best placement over the template sizes in `image` (the target at `targetScale`), each template made from the
+ * query reduced for templates up to `largestWidth` wide; null when none fits.
+ */
+function bestPlacement(cv: Cv, track: Track, image: Mat, query: QueryTemplates, largestWidth: number, sizes: Array<[number, number]>, targetScale: number, by: PlacedBy, offset: [number, number] = [0, 0]): Placement | null {
   let best: Placement | null = null;
   for (const [width, height] of sizes) {
     if (width > image.cols || height > image.rows || Math.min(width, height) < MIN_TEMPLATE_SIDE) continue;
     const scores = track(new cv.Mat());
-    cv.matchTemplate(image, shrunk(cv, track, query, width, height), scores, by === 'levels' ? cv.TM_SQDIFF : cv.TM_CCOEFF_NORMED);
+    cv.matchTemplate(image, query.template(cv, track, largestWidth, width, height), scores, by === 'levels' ? cv.TM_SQDIFF : cv.TM_CCOEFF_NORMED);
     const { maxVal, maxLoc, minVal, minLoc } = cv.minMaxLoc(scores);
     const [score, at] = by === 'levels' ? [levelAgreement(minVal, width * height), minLoc] : [maxVal, maxLoc];
     // A flat template correlates as NaN or infinity: nothing to place by (its levels can still be compared).
@@ -183,24 +186,113 @@ function shrunk(cv: Cv, track: Track, image: Mat, width: number, height: number)
 export async function finerThanCoarse(query: GrayImage): Promise<boolean> {
   const { cv } = await loadOpenCv();
   return withMats((track) => {
-    const grey = track(cv.matFromArray(query.height, query.width, cv.CV_8UC1, query.data));
-    const variance = (width: number) => {
-      const deviation = track(new cv.Mat());
-      cv.meanStdDev(shrunk(cv, track, grey, width, Math.max(1, Math.round((width * query.height) / query.width))), track(new cv.Mat()), deviation);
-      return (deviation.data64F[0] as number) ** 2;
-    };
-    const coarse = variance(TEXTURE_PROBE_WIDTH);
-    const fine = variance(TEXTURE_PROBE_WIDTH * TEXTURE_SIDE_SCALE ** 2);
-    return coarse < TEXTURE_FLAT_VARIANCE && fine >= Math.max(TEXTURE_FLAT_VARIANCE, TEXTURE_GAIN * coarse);
+    const templates = templatesOf(cv, query);
+    templates.finerThanCoarse ??= patternFinerThanCoarse(cv, track, templates.grey);
+    return templates.finerThanCoarse;
   });
 }
 
-/** The query shrunk once to twice the largest template width (no larger than it is): each template is made from it. */
-function reduced(cv: Cv, track: Track, query: Mat, largestWidth: number): Mat {
-  const width = Math.min(query.cols, 2 * largestWidth);
-  const out = track(new cv.Mat());
-  cv.resize(query, out, new cv.Size(width, Math.max(1, Math.round((width * query.rows) / query.cols))), 0, 0, cv.INTER_AREA);
-  return out;
+/** `finerThanCoarse` of the query's grey levels `grey`. */
+function patternFinerThanCoarse(cv: Cv, track: Track, grey: Mat): boolean {
+  const variance = (width: number) => {
+    const deviation = track(new cv.Mat());
+    cv.meanStdDev(shrunk(cv, track, grey, width, Math.max(1, Math.round((width * grey.rows) / grey.cols))), track(new cv.Mat()), deviation);
+    return (deviation.data64F[0] as number) ** 2;
+  };
+  const coarse = variance(TEXTURE_PROBE_WIDTH);
+  const fine = variance(TEXTURE_PROBE_WIDTH * TEXTURE_SIDE_SCALE ** 2);
+  return coarse < TEXTURE_FLAT_VARIANCE && fine >= Math.max(TEXTURE_FLAT_VARIANCE, TEXTURE_GAIN * coarse);
+}
+
+/**
+ * Query images whose templates are kept (`templatesOf`): a search places one query in several collection images (and
+ * in one image by correlation, then by levels, then at twice the sides), and a compute thread runs those placements one
+ * after another, between the tasks of other searches running at once. Two keep another search's placements from
+ * evicting a query's; a thread running more searches' placements at once makes templates as often as before.
+ */
+const KEPT_QUERIES = 2;
+/**
+ * Most pixels of reductions and templates kept per query (about 4 MB of the OpenCV heap): the coarse search's templates
+ * are the same in every landscape collection image (their widths follow the search size's width), the refinement's
+ * follow each coarse placement and are rarely met again. Past this, templates are made for the call and deleted.
+ */
+const KEPT_PIXELS = 4_000_000;
+
+/**
+ * The query's half of the template search, kept for its next placements: its grey levels as a Mat, the query reduced
+ * once per largest template width (`reduced`), each template made from a reduction (shrunk to its size and blurred), and
+ * whether its pattern is finer than the coarse search shows. In the matching benchmark's large sample, placements were
+ * 15 % of the searches' CPU, and making templates (resizes and blurs) about 40 % of a placement; every one of them is
+ * the same for every collection image of one shape. Made exactly as they would be for each call, so a placement does
+ * not depend on what was placed before it.
+ */
+class QueryTemplates {
+  readonly grey: Mat;
+  finerThanCoarse?: boolean;
+  private readonly reductions = new Map<number, Mat>();
+  private readonly templates = new Map<string, Mat>();
+  private keptPixels = 0;
+
+  constructor(
+    cv: Cv,
+    readonly query: GrayImage,
+  ) {
+    this.grey = cv.matFromArray(query.height, query.width, cv.CV_8UC1, query.data);
+  }
+
+  /** The template `width` × `height` made from the query reduced for templates up to `largestWidth` wide. */
+  template(cv: Cv, track: Track, largestWidth: number, width: number, height: number): Mat {
+    const source = this.reduced(cv, track, largestWidth);
+    const key = `${source.cols}:${width}x${height}`;
+    const kept = this.templates.get(key);
+    if (kept) return kept;
+    // Not tracked: `keep` decides whether it outlives the call.
+    const template = shrunk(cv, (m) => m, source, width, height);
+    return this.keep(track, template, width * height, (m) => this.templates.set(key, m));
+  }
+
+  delete(): void {
+    for (const m of [this.grey, ...this.reductions.values(), ...this.templates.values()]) m.delete();
+  }
+
+  /** The query shrunk once to twice the largest template width (no larger than it is): each template is made from it. */
+  private reduced(cv: Cv, track: Track, largestWidth: number): Mat {
+    const width = Math.min(this.grey.cols, 2 * largestWidth);
+    const kept = this.reductions.get(width);
+    if (kept) return kept;
+    const height = Math.max(1, Math.round((width * this.grey.rows) / this.grey.cols));
+    const out = new cv.Mat();
+    cv.resize(this.grey, out, new cv.Size(width, height), 0, 0, cv.INTER_AREA);
+    return this.keep(track, out, width * height, (m) => this.reductions.set(width, m));
+  }
+
+  /** `m` kept (by `keep`) while the query's budget (KEPT_PIXELS) allows; else deleted with the call's other Mats. */
+  private keep(track: Track, m: Mat, pixels: number, keep: (m: Mat) => void): Mat {
+    if (this.keptPixels + pixels > KEPT_PIXELS) return track(m);
+    this.keptPixels += pixels;
+    keep(m);
+    return m;
+  }
+}
+
+/** The most recently placed queries' templates, most recent first (KEPT_QUERIES). */
+const keptQueries: QueryTemplates[] = [];
+
+/** The kept templates of `query` (the same grey levels), or new ones kept in place of the least recent. */
+function templatesOf(cv: Cv, query: GrayImage): QueryTemplates {
+  const index = keptQueries.findIndex((kept) => sameGrey(kept.query, query));
+  const templates = index >= 0 ? keptQueries.splice(index, 1)[0] : new QueryTemplates(cv, { ...query, data: query.data.slice() });
+  keptQueries.unshift(templates);
+  for (const evicted of keptQueries.splice(KEPT_QUERIES)) evicted.delete();
+  return templates;
+}
+
+function sameGrey(a: GrayImage, b: GrayImage): boolean {
+  return a.width === b.width && a.height === b.height && Buffer.compare(bytes(a.data), bytes(b.data)) === 0;
+}
+
+function bytes(data: Uint8Array): Buffer {
+  return Buffer.from(data.buffer, data.byteOffset, data.byteLength);
 }
 
 function rescaled(p: Placement, ratio: number): Placement {
