@@ -39,12 +39,10 @@ export const HASH_NEIGHBOUR_MAX_DISTANCE = 16;
  * With a floor of 0.3 instead of 0.45, the matching benchmark found one more family query (of 252), and its searches
  * at 10,000 images took 40-60 ms more at p95. Those figures are of Jaccard's likeness, which `colourLikeness` replaced;
  * it is never lower, so the floor lets through at least the images it did. With 18 images per family (756 family
- * queries), 5 instead of 3 found 4 more: quarters of a wood grain and a soft wallpaper (their images 4th and 10th by
- * colour), and two gradient crops turned 20° (4th and 5th). Once cost 10-18 ms more per query that matches nothing;
- * since a query's templates are made once for all its placements (`locateCrop`), 5 cost what 3 did before
- * (docs/benchmarks.md, session 42).
+ * queries), 4 and 5 instead of 3 found 2 and 3 more gradient and soft-wallpaper crops, for 10-18 ms more per query that
+ * matches nothing.
  */
-export const COLOUR_CANDIDATES = 5;
+export const COLOUR_CANDIDATES = 3;
 export const COLOUR_MIN_LIKENESS = 0.45;
 /**
  * Images most alike in colour placed for a query too plain to vote (`hasDistinctivePoints`): it has no best-voted
