@@ -246,9 +246,11 @@ class QueryTemplates {
     const key = `${source.cols}:${width}x${height}`;
     const kept = this.templates.get(key);
     if (kept) return kept;
-    // Not tracked: `keep` decides whether it outlives the call.
+    // Tracked (deleted with the call) only when the budget does not keep it.
     const template = shrunk(cv, (m) => m, source, width, height);
-    return this.keep(track, template, width * height, (m) => this.templates.set(key, m));
+    if (this.withinBudget(width * height)) this.templates.set(key, template);
+    else track(template);
+    return template;
   }
 
   delete(): void {
@@ -263,15 +265,16 @@ class QueryTemplates {
     const height = Math.max(1, Math.round((width * this.grey.rows) / this.grey.cols));
     const out = new cv.Mat();
     cv.resize(this.grey, out, new cv.Size(width, height), 0, 0, cv.INTER_AREA);
-    return this.keep(track, out, width * height, (m) => this.reductions.set(width, m));
+    if (this.withinBudget(width * height)) this.reductions.set(width, out);
+    else track(out);
+    return out;
   }
 
-  /** `m` kept (by `keep`) while the query's budget (KEPT_PIXELS) allows; else deleted with the call's other Mats. */
-  private keep(track: Track, m: Mat, pixels: number, keep: (m: Mat) => void): Mat {
-    if (this.keptPixels + pixels > KEPT_PIXELS) return track(m);
+  /** Whether `pixels` more fit the query's budget (KEPT_PIXELS); counted as kept when they do. */
+  private withinBudget(pixels: number): boolean {
+    if (this.keptPixels + pixels > KEPT_PIXELS) return false;
     this.keptPixels += pixels;
-    keep(m);
-    return m;
+    return true;
   }
 }
 
