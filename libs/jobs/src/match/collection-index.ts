@@ -40,7 +40,9 @@ export const HASH_NEIGHBOUR_MAX_DISTANCE = 16;
  * at 10,000 images took 40-60 ms more at p95. Those figures are of Jaccard's likeness, which `colourLikeness` replaced;
  * it is never lower, so the floor lets through at least the images it did. With 18 images per family (756 family
  * queries), 4 and 5 instead of 3 found 2 and 3 more gradient and soft-wallpaper crops, for 10-18 ms more per query that
- * matches nothing.
+ * matches nothing. Once a query's templates were made once for all its placements (session 42), 5 found 4 more at the
+ * same p95 at 10,000 images, but at 1,000,000 a held-out photo turned +15° was confirmed in another photo's variant by
+ * its upright copy's placements: more candidates need those judged more strictly first (docs/benchmarks.md).
  */
 export const COLOUR_CANDIDATES = 3;
 export const COLOUR_MIN_LIKENESS = 0.45;
