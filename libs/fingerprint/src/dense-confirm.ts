@@ -6,7 +6,7 @@ import { matchMetrics } from './match-metrics';
 import { cropRgb, rgbToGray } from './rgb';
 import { ContentBoxOf, matchInRotatedFrame, uprightEvidence } from './rotation';
 import type { Features, GrayImage, MatchResult, RgbImage, VerifyOptions } from './types';
-import { confirmSharedDetail, huesDisagree } from './shared-detail';
+import { AlignedDetail, confirmSharedDetail, huesDisagree } from './shared-detail';
 import { DEFAULT_MIN_SCORE, verifyMatch } from './verify';
 
 /**
@@ -314,8 +314,9 @@ const PLACED_LIKENESS_MAX_DIFFERENCE = 4;
  * and the part of the collection image it covers agree in colour pixel for pixel (PLACED_LIKENESS_*), and, judged as
  * a shared design, pass the shared-detail check. A placement is searched, so the best of many, and a gradient
  * correlation that confirms a weak fit would confirm a placement of another image of the family (aurora bands at
- * 61-73): colours decide. Scored as a whole-image copy, below every feature match. With `insideFlatBands` (the imaging
- * library's `findContentInsideFlatBands`), a query that is not placed as it is, is placed again without its flat bands.
+ * 61-73): colours decide, unless the two are point fields whose points differ (`AlignedDetail.pointFieldsDiffer`).
+ * Scored as a whole-image copy, below every feature match. With `insideFlatBands` (the imaging library's
+ * `findContentInsideFlatBands`), a query that is not placed as it is, is placed again without its flat bands.
  */
 export async function confirmPlacedCrop(query: ImageEvidence & { gray?: GrayImage }, target: ImageEvidence, check: DenseCheck = {}, insideFlatBands?: ContentBoxOf): Promise<MatchResult | null> {
   const targetGray = rgbToGray(target.rgb);
@@ -332,7 +333,10 @@ export async function confirmPlacedCrop(query: ImageEvidence & { gray?: GrayImag
   if (!placed) return null;
   const targetScale = target.rgb.width / target.features.width;
   const fit = matchMetrics(query.features, target.features, multiply(placed.transform, [targetScale, 0, 0, 0, targetScale, 0, 0, 0, 1]), 0, false);
-  if (check.sharedDesign && !(await confirmSharedDetail(query.rgb, target.rgb, { ...fit, concentrated: true }, targetScale))) return null;
+  // Two night skies agree in colour wherever a bright galaxy lies on black; their stars tell them apart.
+  const aligned = await AlignedDetail.of(query.rgb, target.rgb, fit, targetScale);
+  if (aligned.pointFieldsDiffer()) return null;
+  if (check.sharedDesign && !(await confirmSharedDetail(query.rgb, target.rgb, { ...fit, concentrated: true }, targetScale, aligned))) return null;
   return { ...fit, score: Math.round(DEFAULT_MIN_SCORE * placed.correlation * 100) / 100 };
 }
 

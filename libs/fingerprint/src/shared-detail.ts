@@ -1,6 +1,7 @@
 import { loadOpenCv, withMats, type Cv } from './opencv';
 import { applyHomography, invert as invertHomography, multiply } from './geometry';
 import { gradientMagnitude, maskedCorrelation } from './gradient-ncc';
+import { isolatedPoints, mostlyFlat, pointFieldsDiffer, POINT_SIGMA, SURROUND_SIGMA, type DetailPoint } from './point-field';
 import type { MatchResult, RgbImage } from './types';
 
 /** Longer side the comparison runs at, as `enhancedScore`: enough for edges, a few ms. */
@@ -42,6 +43,8 @@ export class AlignedDetail {
   private constructor(
     private readonly cv: Cv,
     private readonly queryGradients: Float32Array,
+    /** The query at the comparison size, not blurred. */
+    private readonly query: Uint8Array,
     /** The warped collection image, not yet blurred. */
     private readonly warped: Uint8Array,
     private readonly mask: Uint8Array,
@@ -57,7 +60,7 @@ export class AlignedDetail {
     const w = Math.max(1, Math.round(query.width * s));
     const h = Math.max(1, Math.round(query.height * s));
     const toSmall = multiply(multiply([s, 0, 0, 0, s, 0, 0, 0, 1], m.transform), [1 / targetScale, 0, 0, 0, 1 / targetScale, 0, 0, 0, 1]);
-    const { q, t, mask } = withMats((track) => {
+    const { q, sharp, t, mask } = withMats((track) => {
       const size = new cv.Size(w, h);
       const querySmall = track(new cv.Mat());
       cv.resize(track(greyOf(cv, query)), querySmall, size, 0, 0, cv.INTER_AREA);
@@ -68,10 +71,11 @@ export class AlignedDetail {
       const outline = track(new cv.Mat());
       cv.warpPerspective(ones, outline, warp, size, cv.INTER_NEAREST, cv.BORDER_CONSTANT, new cv.Scalar(0));
       cv.erode(outline, outline, track(cv.Mat.ones(2 * EDGE_ERODE + 1, 2 * EDGE_ERODE + 1, cv.CV_8U)));
+      const sharp = Uint8Array.from(querySmall.data as Uint8Array);
       cv.GaussianBlur(querySmall, querySmall, new cv.Size(0, 0), BLUR_SIGMA);
-      return { q: Uint8Array.from(querySmall.data as Uint8Array), t: Uint8Array.from(warped.data as Uint8Array), mask: Uint8Array.from(outline.data as Uint8Array) };
+      return { q: Uint8Array.from(querySmall.data as Uint8Array), sharp, t: Uint8Array.from(warped.data as Uint8Array), mask: Uint8Array.from(outline.data as Uint8Array) };
     });
-    return new AlignedDetail(cv, gradientMagnitude(q, w, h), t, mask, w, h);
+    return new AlignedDetail(cv, gradientMagnitude(q, w, h), sharp, t, mask, w, h);
   }
 
   /** How the query reproduces the collection image's edges. */
@@ -92,6 +96,32 @@ export class AlignedDetail {
       if (correlation > best.correlation) best = { gradients, correlation };
     }
     return this.agreement(best.gradients);
+  }
+
+  /**
+   * Whether the two are different point fields (`pointFieldsDiffer`): the query's overlap mostly flat, and the isolated
+   * points of the two (stars) not where each other's are.
+   */
+  pointFieldsDiffer(): boolean {
+    if (!mostlyFlat(this.queryGradients, this.mask)) return false;
+    return pointFieldsDiffer(this.points(this.query), this.points(this.warped), { x: this.width / 2, y: this.height / 2 });
+  }
+
+  /** The isolated points of a grey image at the comparison size, over the overlap. */
+  private points(grey: Uint8Array): DetailPoint[] {
+    const { cv, width, height } = this;
+    const response = withMats((track) => {
+      const image = track(new cv.Mat());
+      track(cv.matFromArray(height, width, cv.CV_8UC1, grey)).convertTo(image, cv.CV_32F);
+      const point = track(new cv.Mat());
+      const surround = track(new cv.Mat());
+      cv.GaussianBlur(image, point, new cv.Size(0, 0), POINT_SIGMA);
+      cv.GaussianBlur(image, surround, new cv.Size(0, 0), SURROUND_SIGMA);
+      const difference = track(new cv.Mat());
+      cv.absdiff(point, surround, difference);
+      return Float32Array.from(difference.data32F as Float32Array);
+    });
+    return isolatedPoints(response, this.mask, width, height);
   }
 
   private agreement(targetGradients: Float32Array): DetailEvidence {
@@ -255,12 +285,12 @@ export function edgesContradict(aligned: AlignedDetail): boolean {
  * structure of its own in the overlap that the query lacks. Two logos of one design sharing a mark and a tagline in one
  * font fail it (other colours, another name); a crop, a rotation or an overlay of the same image passes. The result is
  * the fit without the flag, or null. Fits not flagged are returned as they are. `targetScale`: the target's pixels
- * relative to the size the fit refers to.
+ * relative to the size the fit refers to; `aligned`: the pair already aligned by the fit, when the caller has it.
  */
-export async function confirmSharedDetail(query: RgbImage, target: RgbImage, fit: MatchResult, targetScale = 1): Promise<MatchResult | null> {
+export async function confirmSharedDetail(query: RgbImage, target: RgbImage, fit: MatchResult, targetScale = 1, aligned?: AlignedDetail): Promise<MatchResult | null> {
   if (!fit.concentrated) return fit;
   if (huesDisagree(query, target, fit, targetScale)) return null;
-  if (edgesContradict(await AlignedDetail.of(query, target, fit, targetScale))) return null;
+  if (edgesContradict(aligned ?? (await AlignedDetail.of(query, target, fit, targetScale)))) return null;
   const { concentrated: _flag, ...confirmed } = fit;
   return confirmed;
 }

@@ -153,3 +153,23 @@ export async function linearGradient(stops: string[], x2 = 1, y2 = 0.6, width = 
     <rect width="${width}" height="${height}" fill="url(#g)"/></svg>`;
   return toRgb(sharp(Buffer.from(svg)));
 }
+
+/**
+ * A night sky: a bright elliptical galaxy in the middle of a black field and `stars` small stars scattered by `seed`.
+ * Two skies of other seeds share their colours and layout, not their stars.
+ */
+export async function starField(seed: number, stars = 70, width = 900, height = 600): Promise<RgbImage> {
+  const rnd = seededRandom(seed);
+  const points = Array.from({ length: stars }, () => {
+    const radius = 1 + rnd() * 1.8;
+    const warmth = Math.floor(rnd() * 60);
+    return `<circle cx="${(rnd() * width).toFixed(1)}" cy="${(rnd() * height).toFixed(1)}" r="${radius.toFixed(2)}" fill="rgb(255,${235 - warmth},${215 - 2 * warmth})"/>`;
+  });
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">
+    <defs><radialGradient id="galaxy"><stop offset="0" stop-color="rgb(255,240,210)"/><stop offset="0.35" stop-color="rgb(170,140,100)"/><stop offset="1" stop-color="rgb(0,0,0)" stop-opacity="0"/></radialGradient>
+    <filter id="soft"><feGaussianBlur stdDeviation="0.6"/></filter></defs>
+    <rect width="${width}" height="${height}" fill="rgb(4,4,8)"/>
+    <ellipse cx="${width / 2}" cy="${height / 2}" rx="${width * 0.2}" ry="${height * 0.12}" fill="url(#galaxy)"/>
+    <g filter="url(#soft)">${points.join('')}</g></svg>`;
+  return toRgb(sharp(Buffer.from(svg)));
+}
