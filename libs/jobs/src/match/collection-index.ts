@@ -42,9 +42,10 @@ export const HASH_NEIGHBOUR_MAX_DISTANCE = 16;
  * queries), 4 and 5 instead of 3 found 2 and 3 more gradient and soft-wallpaper crops, for 10-18 ms more per query that
  * matches nothing. Once a query's templates were made once for all its placements (session 42), 5 found 4 more at the
  * same p95 at 10,000 images, but at 1,000,000 a held-out photo turned +15° was confirmed in another photo's variant by
- * its upright copy's placements: more candidates need those judged more strictly first (docs/benchmarks.md).
+ * its upright copy's placement: two night skies of one galaxy. Since placements compare the stars of point fields
+ * (`confirmPlacedCrop`, session 43), that pair is refused and 5 are placed (docs/benchmarks.md).
  */
-export const COLOUR_CANDIDATES = 3;
+export const COLOUR_CANDIDATES = 5;
 export const COLOUR_MIN_LIKENESS = 0.45;
 /**
  * Images most alike in colour placed for a query too plain to vote (`hasDistinctivePoints`): it has no best-voted
