@@ -4,13 +4,13 @@
  * pixels, which compares colours at a small size, cannot tell them apart; their points can. A copy keeps its stars
  * where they were, another sky has its own.
  *
- * Measured with placements of 100 astronomy photos (docs/benchmarks.md, session 43): upright copies turned 15-20° and
- * crops of 25 and 50 %, each placed in its own image and in eight others. All 500 placed in their own image were
- * confirmed before and are after; 329 of them were judged as point fields, and in those at least 80 % of the points
- * coincided and the collection image's part kept at least 39 % as many. Of the 4,000 in other images, the colour check
- * had confirmed 10 (and the million-image benchmark's false positive); none is confirmed now. No placement of the
- * matching benchmark's hard-copy families (patterns, smooth artwork, logos) is a point field: their details are lines,
- * edges and glyphs, whose points are not isolated.
+ * Measured with placements of 100 astronomy photos (`tools/bench/match/sky-placements.ts`, docs/benchmarks.md, session
+ * 43): upright copies turned 15-20° and crops of 25 and 50 %, each placed in its own image and in eight others. All 500
+ * placed in their own image are confirmed, as before; of the 4,000 in other images, the colour check had confirmed 4
+ * (and the million-image benchmark's false positive), none now. In a probe of the same 500 true placements, 329 were
+ * judged as point fields, and in those at least 80 % of the points coincided and the collection image's part kept at
+ * least 39 % as many. No placement of the matching benchmark's hard-copy families (patterns, smooth artwork, logos) is
+ * a point field: their details are lines, edges and glyphs, whose points are not isolated.
  */
 
 /** Strength (grey levels of the difference of Gaussians at σ 1 and 4) of a point worth comparing: a star, not noise. */
