@@ -146,13 +146,18 @@ export function mostlyFlat(queryGradients: Float32Array, mask: Uint8Array): bool
   return overlap > 0 && flat / overlap >= POINT_FIELD_MIN_FLAT;
 }
 
+/** Whether a mostly flat image's isolated points are enough to judge it as a point field (POINT_FIELD_MIN_POINTS). */
+export function isPointField(points: readonly DetailPoint[]): boolean {
+  return points.length >= POINT_FIELD_MIN_POINTS;
+}
+
 /**
  * Whether two aligned images' isolated points say they are different point fields. Judged when the query has
  * POINT_FIELD_MIN_POINTS or more (fewer: false): the collection image's part has under POINT_FIELD_MIN_KEPT as many, or
  * under POINT_FIELD_MIN_COINCIDING of the points of the one with fewer coincide (`coincidingPoints` about `centre`).
  */
 export function pointFieldsDiffer(queryPoints: readonly DetailPoint[], targetPoints: readonly DetailPoint[], centre: { x: number; y: number }): boolean {
-  if (queryPoints.length < POINT_FIELD_MIN_POINTS) return false;
+  if (!isPointField(queryPoints)) return false;
   if (targetPoints.length < POINT_FIELD_MIN_KEPT * queryPoints.length) return true;
   return coincidingPoints(queryPoints, targetPoints, centre) < POINT_FIELD_MIN_COINCIDING * Math.min(queryPoints.length, targetPoints.length);
 }

@@ -1,7 +1,7 @@
 import { loadOpenCv, withMats, type Cv } from './opencv';
 import { applyHomography, invert as invertHomography, multiply } from './geometry';
 import { gradientMagnitude, maskedCorrelation } from './gradient-ncc';
-import { isolatedPoints, mostlyFlat, pointFieldsDiffer, POINT_SIGMA, SURROUND_SIGMA, type DetailPoint } from './point-field';
+import { isolatedPoints, isPointField, mostlyFlat, pointFieldsDiffer, POINT_SIGMA, SURROUND_SIGMA, type DetailPoint } from './point-field';
 import type { MatchResult, RgbImage } from './types';
 
 /** Longer side the comparison runs at, as `enhancedScore`: enough for edges, a few ms. */
@@ -104,7 +104,9 @@ export class AlignedDetail {
    */
   pointFieldsDiffer(): boolean {
     if (!mostlyFlat(this.queryGradients, this.mask)) return false;
-    return pointFieldsDiffer(this.points(this.query), this.points(this.warped), { x: this.width / 2, y: this.height / 2 });
+    const queryPoints = this.points(this.query);
+    if (!isPointField(queryPoints)) return false;
+    return pointFieldsDiffer(queryPoints, this.points(this.warped), { x: this.width / 2, y: this.height / 2 });
   }
 
   /** The isolated points of a grey image at the comparison size, over the overlap. */
