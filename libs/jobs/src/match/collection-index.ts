@@ -43,9 +43,12 @@ export const HASH_NEIGHBOUR_MAX_DISTANCE = 16;
  * matches nothing. Once a query's templates were made once for all its placements (session 42), 5 found 4 more at the
  * same p95 at 10,000 images, but at 1,000,000 a held-out photo turned +15° was confirmed in another photo's variant by
  * its upright copy's placement: two night skies of one galaxy. Since placements compare the stars of point fields
- * (`confirmPlacedCrop`, session 43), that pair is refused and 5 are placed (docs/benchmarks.md).
+ * (`confirmPlacedCrop`, session 43) that pair is refused and 5 gave no false positive at 1,000,000 either, but there the
+ * upright copies of rotated photos outside the collection were placed in more dark skies alike in colour: the slowest
+ * tenth of searches took 720 ms instead of 500-525 (upright chances 270-285 ms instead of 77-81) and p95 516-540 ms
+ * instead of 460-509. Million-image latency comes before the 4 hard copies of 756 that 5 find (docs/benchmarks.md).
  */
-export const COLOUR_CANDIDATES = 5;
+export const COLOUR_CANDIDATES = 3;
 export const COLOUR_MIN_LIKENESS = 0.45;
 /**
  * Images most alike in colour placed for a query too plain to vote (`hasDistinctivePoints`): it has no best-voted
