@@ -60,7 +60,7 @@ export class AlignedDetail {
     const w = Math.max(1, Math.round(query.width * s));
     const h = Math.max(1, Math.round(query.height * s));
     const toSmall = multiply(multiply([s, 0, 0, 0, s, 0, 0, 0, 1], m.transform), [1 / targetScale, 0, 0, 0, 1 / targetScale, 0, 0, 0, 1]);
-    const { q, sharp, t, mask } = withMats((track) => {
+    const { q, unblurred, t, mask } = withMats((track) => {
       const size = new cv.Size(w, h);
       const querySmall = track(new cv.Mat());
       cv.resize(track(greyOf(cv, query)), querySmall, size, 0, 0, cv.INTER_AREA);
@@ -71,11 +71,11 @@ export class AlignedDetail {
       const outline = track(new cv.Mat());
       cv.warpPerspective(ones, outline, warp, size, cv.INTER_NEAREST, cv.BORDER_CONSTANT, new cv.Scalar(0));
       cv.erode(outline, outline, track(cv.Mat.ones(2 * EDGE_ERODE + 1, 2 * EDGE_ERODE + 1, cv.CV_8U)));
-      const sharp = Uint8Array.from(querySmall.data as Uint8Array);
+      const unblurred = Uint8Array.from(querySmall.data as Uint8Array);
       cv.GaussianBlur(querySmall, querySmall, new cv.Size(0, 0), BLUR_SIGMA);
-      return { q: Uint8Array.from(querySmall.data as Uint8Array), sharp, t: Uint8Array.from(warped.data as Uint8Array), mask: Uint8Array.from(outline.data as Uint8Array) };
+      return { q: Uint8Array.from(querySmall.data as Uint8Array), unblurred, t: Uint8Array.from(warped.data as Uint8Array), mask: Uint8Array.from(outline.data as Uint8Array) };
     });
-    return new AlignedDetail(cv, gradientMagnitude(q, w, h), sharp, t, mask, w, h);
+    return new AlignedDetail(cv, gradientMagnitude(q, w, h), unblurred, t, mask, w, h);
   }
 
   /** How the query reproduces the collection image's edges. */
