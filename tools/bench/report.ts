@@ -1,4 +1,7 @@
-/** What the benchmarks share: percentiles, seeded shuffles, searches' steps and their sections of docs/benchmarks.md. */
+/**
+ * What the benchmarks share: command-line flags, percentiles, seeded shuffles, searches' steps and their sections of
+ * docs/benchmarks.md.
+ */
 import type { StepTimes } from '@loupe/jobs';
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
@@ -6,6 +9,12 @@ import os from 'node:os';
 import path from 'node:path';
 
 const BENCHMARKS_FILE = path.join(__dirname, '..', '..', 'docs', 'benchmarks.md');
+
+/** The value after `--name` on the command line, or undefined when the flag is not given. */
+export function flag(name: string): string | undefined {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
 
 /**
  * The machine a benchmark ran on: cores, processor model and Node. Timings are only comparable on one processor (the

@@ -10,11 +10,7 @@ import { confirmDense, confirmSharedDetail, extractFeatures, verifyMatch, type I
 import { grayImageOf, normalizeImage } from '@loupe/imaging';
 import { FAMILY_EDITS, mulberry32 } from './edits';
 import { FAMILIES, familyImages, type FamilyName, type Split } from './families';
-
-function flag(name: string): string | undefined {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-}
+import { flag } from '../report';
 
 async function features(data: Buffer): Promise<ImageEvidence> {
   const rgb = await normalizeImage(data, { preferredSide: 600 });

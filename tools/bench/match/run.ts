@@ -35,13 +35,9 @@ import { sceneSvg } from '../../../apps/gateway/test/images';
 import { CACHE_DIR, dHash, hamming64, loadDataset, type Photo } from './dataset';
 import { EDITS, FAMILY_EDITS, FAMILY_FPR_EDITS, FPR_EDITS, mulberry32, type Edit, type Rect } from './edits';
 import { FAMILIES, familyImages, type FamilyImage, type Split } from './families';
-import { lastStep, machine, meanSteps, pct, shuffle, writeBenchmarkSection } from '../report';
+import { flag, lastStep, machine, meanSteps, pct, shuffle, writeBenchmarkSection } from '../report';
 
 // ---------- flags ----------
-function flag(name: string): string | undefined {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-}
 const parseSize = (s: string) => Math.round(Number(s.replace(/k$/i, '')) * (/k$/i.test(s) ? 1000 : 1));
 const OPTS = {
   photos: flag('photos') ? Number(flag('photos')) : Infinity,

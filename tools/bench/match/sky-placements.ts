@@ -12,13 +12,9 @@ import { readFile } from 'node:fs/promises';
 import sharp from 'sharp';
 import { confirmPlacedCrop, extractFeatures, rgbToGray, seededRandom, uprightEvidence, UPRIGHT_CHECK, type DenseCheck, type Features, type GrayImage, type RgbImage } from '@loupe/fingerprint';
 import { normalizeImage } from '@loupe/imaging';
-import { machine, shuffle } from '../report';
+import { flag, machine, shuffle } from '../report';
 import { loadDataset, type Photo } from './dataset';
 
-function flag(name: string): string | undefined {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-}
 const PHOTOS = Number(flag('photos') ?? 100);
 const FROM = Number(flag('from') ?? 0);
 /** As ingest normalises collection images and a search reads them back for its pixel checks. */

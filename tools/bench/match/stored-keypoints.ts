@@ -20,11 +20,7 @@ import { cropImage, findContentBox, grayImageOf, normalizeImage } from '@loupe/i
 import { readFile } from 'node:fs/promises';
 import { loadDataset } from './dataset';
 import { EDITS } from './edits';
-
-function flag(name: string): string | undefined {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-}
+import { flag } from '../report';
 
 const EVERY = Number(flag('every') ?? 6);
 const KEEP = (flag('keep') ?? '300,400,1000').split(',').map(Number);

@@ -11,15 +11,10 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { extractFeatures, verifyMatch, weakFitOptions, type Features, type VerifyOptions } from '@loupe/fingerprint';
 import { grayImageOf, normalizeImage } from '@loupe/imaging';
-import { machine, pct } from '../report';
+import { flag, machine, pct } from '../report';
 import { loadDataset, type Photo } from './dataset';
 
 const PASSES = 3;
-
-function flag(name: string): string | undefined {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-}
 
 async function featuresOf(photos: Photo[]): Promise<Features[]> {
   const out: Features[] = [];

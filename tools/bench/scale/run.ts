@@ -42,14 +42,10 @@ import { performance, PerformanceObserver } from 'node:perf_hooks';
 import { Client } from 'pg';
 import { loadDataset } from '../match/dataset';
 import { EDITS, FPR_EDITS, type Edit } from '../match/edits';
-import { lastStep, machine, meanSteps, pct, shuffle, writeBenchmarkSection } from '../report';
+import { flag, lastStep, machine, meanSteps, pct, shuffle, writeBenchmarkSection } from '../report';
 import { distractor, distractorColourShares, distractorJpeg, type SourceImage } from './distractors';
 import { poolVariant } from './pool-variants';
 
-function flag(name: string): string | undefined {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-}
 const parseSize = (s: string) => Math.round(Number(s.replace(/[km]$/i, '')) * (/k$/i.test(s) ? 1e3 : /m$/i.test(s) ? 1e6 : 1));
 const OPTS = {
   postgres: flag('postgres') ?? 'postgres://postgres@127.0.0.1:5432',
