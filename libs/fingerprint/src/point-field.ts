@@ -46,6 +46,8 @@ const MAX_SHIFT = 8;
 const SCALE_STEPS = Array.from({ length: 21 }, (_, k) => 0.9 + k * 0.01);
 /** Shifts counted per scale, the most voted. */
 const SHIFTS_COUNTED = 3;
+/** Vote cells (of COINCIDE_RADIUS px) per row of the shifts searched. */
+const SHIFT_CELLS = 2 * Math.ceil(MAX_SHIFT / COINCIDE_RADIUS) + 1;
 /** Least share of the points (of the image with fewer) that coincide in one image's copy (copies: 80 % or more). */
 const POINT_FIELD_MIN_COINCIDING = 0.4;
 
@@ -104,20 +106,19 @@ export function coincidingPoints(a: readonly DetailPoint[], b: readonly DetailPo
   for (const scale of SCALE_STEPS) {
     const placed = b.map((q) => ({ x: centre.x + scale * (q.x - centre.x), y: centre.y + scale * (q.y - centre.y) }));
     const votes = new Map<number, number>();
-    const cells = 2 * Math.ceil(MAX_SHIFT / COINCIDE_RADIUS) + 1;
     for (const p of a) {
       for (const q of placed) {
         const dx = p.x - q.x;
         const dy = p.y - q.y;
         if (Math.abs(dx) > MAX_SHIFT || Math.abs(dy) > MAX_SHIFT) continue;
-        const cell = Math.round(dy / COINCIDE_RADIUS) * cells + Math.round(dx / COINCIDE_RADIUS);
+        const cell = Math.round(dy / COINCIDE_RADIUS) * SHIFT_CELLS + Math.round(dx / COINCIDE_RADIUS);
         votes.set(cell, (votes.get(cell) ?? 0) + 1);
       }
     }
     const shifts = [...votes.entries()].sort((x, y) => y[1] - x[1]).slice(0, SHIFTS_COUNTED);
     for (const [cell] of shifts) {
-      const row = Math.round(cell / cells);
-      const shift = { x: (cell - row * cells) * COINCIDE_RADIUS, y: row * COINCIDE_RADIUS };
+      const row = Math.round(cell / SHIFT_CELLS);
+      const shift = { x: (cell - row * SHIFT_CELLS) * COINCIDE_RADIUS, y: row * COINCIDE_RADIUS };
       best = Math.max(best, countCoinciding(a, placed, shift));
     }
   }
