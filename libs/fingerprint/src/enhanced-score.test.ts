@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { DENSE_CONFIRM_MIN } from './dense-confirm';
-import { alignedByPixels, enhancedScore } from './enhanced-score';
+import { alignedByPixels, enhancedScore, settledAlignment } from './enhanced-score';
+import { applyHomography, multiply, type Homography } from './geometry';
+import * as edit from './testing/edits';
 import { FINE_LATTICE, fineLatticeAndCopy, offInScale } from './testing/fine-lattice';
 import { proposing } from './testing/fits';
+import { glazedTiles } from './testing/synthetic-images';
 
 describe('alignment by pixels', () => {
   it('settles the scale of a fit 1 % off on a fine lattice, where its own alignment hardly correlates', async () => {
@@ -23,5 +26,30 @@ describe('alignment by pixels', () => {
     const far = offInScale(copy, 1.03);
     expect(await alignedByPixels(copy, original, far, 1, DENSE_CONFIRM_MIN)).toEqual({ transform: far.transform, score: await enhancedScore(copy, original, far) });
     expect(await enhancedScore(copy, original, offInScale(copy, 1.02))).toBeLessThan(DENSE_CONFIRM_MIN);
+  });
+});
+
+describe('a placement settled by its pixels', () => {
+  it("moves a placement of a tile wall's crop, 1.5 % and 3 px off, to within a pixel of the crop's place", async () => {
+    const wall = await glazedTiles(1, 40);
+    const box = edit.cropBox(wall, 0.25, 0.1, 0.3);
+    const crop = await edit.jpeg(await edit.crop(wall, box), 80);
+    // Placements map the collection image's pixels (here at full size, decoded at half) onto the query's.
+    const truth: Homography = [1, 0, -box.left, 0, 1, -box.top, 0, 0, 1];
+    const [cx, cy] = [crop.width / 2, crop.height / 2];
+    const off = multiply([1.015, 0, cx - 1.015 * cx + 3, 0, 1.015, cy - 1.015 * cy - 2, 0, 0, 1], truth);
+    const stored = await edit.scale(wall, 0.5);
+    const settled = await settledAlignment(crop, stored, off, 0.5);
+    expect(settled).not.toBeNull();
+    const corners = [[box.left, box.top], [box.left + box.width, box.top + box.height], [box.left + box.width, box.top]];
+    const error = (t: Homography) =>
+      Math.max(
+        ...corners.map(([x, y]) => {
+          const [[u, v], [tu, tv]] = [applyHomography(t, x, y), applyHomography(truth, x, y)];
+          return Math.hypot(u - tu, v - tv);
+        }),
+      );
+    expect(error(off)).toBeGreaterThan(5);
+    expect(error(settled!)).toBeLessThan(1);
   });
 });

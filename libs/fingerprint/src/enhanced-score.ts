@@ -1,5 +1,5 @@
 import { loadOpenCv, withMats } from './opencv';
-import { multiply, type Homography } from './geometry';
+import { invert, multiply, type Homography } from './geometry';
 import { gradientNcc } from './gradient-ncc';
 import type { MatchResult, RgbImage } from './types';
 
@@ -25,6 +25,18 @@ const ALIGN_SCALES = [0.98, 0.99, 1.01, 1.02];
 const ALIGN_FLOOR = 30;
 
 /**
+ * Iterations of the intensity alignment (`settledAlignment`, OpenCV's ECC) and how far it may move a placement, at
+ * COMPARE_SIDE: a placement is searched at 192 px and lands up to two comparison pixels and a couple of percent of scale
+ * off. Fine lattices, wood grain and stripes lose their edge agreement at that offset; in the matching benchmark's
+ * large sample their own images' placements settled by 0.2-5.8 px and 0.1-1.8 % of scale, within 5 iterations (about
+ * 25 ms on this machine kind). Bounded so, it settles a placement and does not search for another.
+ */
+const SETTLE_ITERATIONS = 5;
+const SETTLE_MAX_SCALE = 0.04;
+const SETTLE_MAX_SHEAR = 0.04;
+const SETTLE_MAX_SHIFT = 12;
+
+/**
  * Second-pass score 0-100 (rounded to 0.1): warps the target onto the query with the match transform and
  * takes 100 × max(0, NCC) of blurred gradient magnitudes over the overlap. High when the images agree pixel
  * for pixel, not just at keypoints. `targetScale` says the target's pixels are that many times the size the transform
@@ -33,7 +45,7 @@ const ALIGN_FLOOR = 30;
  */
 export async function enhancedScore(queryRgb: RgbImage, targetRgb: RgbImage, m: MatchResult, targetScale = 1): Promise<number> {
   const { cv } = await loadOpenCv();
-  return withComparison(cv, queryRgb, targetRgb, targetScale, (score) => score(m.transform));
+  return withComparison(cv, queryRgb, targetRgb, targetScale, ({ score }) => score(m.transform));
 }
 
 /**
@@ -45,7 +57,7 @@ export async function enhancedScore(queryRgb: RgbImage, targetRgb: RgbImage, m: 
  */
 export async function alignedByPixels(queryRgb: RgbImage, targetRgb: RgbImage, m: MatchResult, targetScale: number, enough: number): Promise<{ transform: Homography; score: number }> {
   const { cv } = await loadOpenCv();
-  return withComparison(cv, queryRgb, targetRgb, targetScale, (score) => {
+  return withComparison(cv, queryRgb, targetRgb, targetScale, ({ score }) => {
     let best = { transform: m.transform, score: score(m.transform) };
     if (best.score >= enough || best.score < ALIGN_FLOOR) return best;
     const [cx, cy] = [queryRgb.width / 2, queryRgb.height / 2];
@@ -59,38 +71,86 @@ export async function alignedByPixels(queryRgb: RgbImage, targetRgb: RgbImage, m
 }
 
 /**
- * Runs `use` with a scorer of transforms (target → query, at the size the fit refers to) for one pair: the query at
- * COMPARE_SIDE and both greys are made once, and each transform costs a warp and a correlation.
+ * The alignment (target → query, at the size the fit refers to) that a placement's pixels settle to: the affine
+ * correction of `transform` that best aligns the grey levels of the warped collection image with the query's
+ * (OpenCV's `findTransformECC`) at COMPARE_SIDE, within a few pixels and percent of it (SETTLE_*), else null. It
+ * refines a placement whose colours already agree; it is not for weak fits of repeating patterns, which it aligns with
+ * other patterns of their grid just as well (docs/benchmarks.md, session 44).
+ */
+export async function settledAlignment(queryRgb: RgbImage, targetRgb: RgbImage, transform: Homography, targetScale: number): Promise<Homography | null> {
+  const { cv } = await loadOpenCv();
+  return withComparison(cv, queryRgb, targetRgb, targetScale, ({ settle }) => settle(transform));
+}
+
+/** What `withComparison` gives for one pair: transforms (target → query, at the size the fit refers to) scored and settled. */
+interface Comparison {
+  /** The `enhancedScore` of a transform. */
+  score(transform: Homography): number;
+  /** The transform settled by the grey levels (`settledAlignment`), or null. */
+  settle(transform: Homography): Homography | null;
+}
+
+/**
+ * Runs `use` with the comparison of one pair: the query at COMPARE_SIDE and both greys are made once, and each
+ * transform costs a warp and a correlation (a few more to settle it).
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-function withComparison<T>(cv: any, queryRgb: RgbImage, targetRgb: RgbImage, targetScale: number, use: (score: (transform: Homography) => number) => T): T {
+function withComparison<T>(cv: any, queryRgb: RgbImage, targetRgb: RgbImage, targetScale: number, use: (comparison: Comparison) => T): T {
   const s = Math.min(1, COMPARE_SIDE / Math.max(queryRgb.width, queryRgb.height));
   const w = Math.max(1, Math.round(queryRgb.width * s));
   const h = Math.max(1, Math.round(queryRgb.height * s));
+  const toCompared: Homography = [s, 0, 0, 0, s, 0, 0, 0, 1];
   return withMats((track) => {
     const size = new cv.Size(w, h);
     const ksize = new cv.Size(0, 0);
     const queryGrey = track(greyOf(cv, track, queryRgb));
     const querySmall = track(new cv.Mat());
     cv.resize(queryGrey, querySmall, size, 0, 0, cv.INTER_AREA);
+    const queryUnblurred = track(querySmall.clone());
     cv.GaussianBlur(querySmall, querySmall, ksize, BLUR_SIGMA);
     const targetGrey = track(greyOf(cv, track, targetRgb));
     const ones = track(new cv.Mat(targetRgb.height, targetRgb.width, cv.CV_8UC1, new cv.Scalar(255)));
     const kernel = track(cv.Mat.ones(2 * EDGE_ERODE + 1, 2 * EDGE_ERODE + 1, cv.CV_8U));
+    /** The target warped onto the query at the comparison size, not blurred, and its overlap less the eroded outline. */
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const warpedOnto = (transform: Homography, own: <M extends { delete(): void }>(m: M) => M): { warped: any; mask: any } => {
+      const toSmall = multiply(multiply(toCompared, transform), [1 / targetScale, 0, 0, 0, 1 / targetScale, 0, 0, 0, 1]);
+      const warp = own(cv.matFromArray(3, 3, cv.CV_64F, toSmall));
+      const warped = own(new cv.Mat());
+      cv.warpPerspective(targetGrey, warped, warp, size, cv.INTER_AREA, cv.BORDER_CONSTANT, new cv.Scalar(0));
+      const mask = own(new cv.Mat());
+      cv.warpPerspective(ones, mask, warp, size, cv.INTER_NEAREST, cv.BORDER_CONSTANT, new cv.Scalar(0));
+      cv.erode(mask, mask, kernel);
+      return { warped, mask };
+    };
     const score = (transform: Homography) =>
       withMats((own) => {
-        const toSmall = multiply(multiply([s, 0, 0, 0, s, 0, 0, 0, 1], transform), [1 / targetScale, 0, 0, 0, 1 / targetScale, 0, 0, 0, 1]);
-        const warp = own(cv.matFromArray(3, 3, cv.CV_64F, toSmall));
-        const warped = own(new cv.Mat());
-        cv.warpPerspective(targetGrey, warped, warp, size, cv.INTER_AREA, cv.BORDER_CONSTANT, new cv.Scalar(0));
-        const mask = own(new cv.Mat());
-        cv.warpPerspective(ones, mask, warp, size, cv.INTER_NEAREST, cv.BORDER_CONSTANT, new cv.Scalar(0));
-        cv.erode(mask, mask, kernel);
+        const { warped, mask } = warpedOnto(transform, own);
         cv.GaussianBlur(warped, warped, ksize, BLUR_SIGMA);
         const ncc = gradientNcc(querySmall.data, warped.data, mask.data, w, h, MIN_OVERLAP_SHARE * w * h);
         return Math.round(Math.max(0, ncc) * 1000) / 10;
       });
-    return use(score);
+    const settle = (transform: Homography): Homography | null => {
+      const correction = withMats((own) => {
+        const { warped, mask } = warpedOnto(transform, own);
+        const affine = own(cv.Mat.eye(2, 3, cv.CV_32F));
+        const criteria = new cv.TermCriteria(cv.TermCriteria_COUNT + cv.TermCriteria_EPS, SETTLE_ITERATIONS, 1e-4);
+        try {
+          cv.findTransformECC(queryUnblurred, warped, affine, cv.MOTION_AFFINE, criteria, mask, 5);
+        } catch {
+          // ECC throws when the images do not correlate enough to align: nothing settles.
+          return null;
+        }
+        return Array.from(affine.data32F as Float32Array);
+      });
+      if (!correction) return null;
+      const [a, b, shiftX, c, d, shiftY] = correction;
+      if (Math.abs(a - 1) > SETTLE_MAX_SCALE || Math.abs(d - 1) > SETTLE_MAX_SCALE || Math.abs(b) > SETTLE_MAX_SHEAR || Math.abs(c) > SETTLE_MAX_SHEAR) return null;
+      if (Math.hypot(shiftX, shiftY) > SETTLE_MAX_SHIFT) return null;
+      // ECC maps query pixels to warped-target pixels; the target's pixels move by its inverse.
+      return multiply(multiply(invert(toCompared), invert([a, b, shiftX, c, d, shiftY, 0, 0, 1])), multiply(toCompared, transform));
+    };
+    return use({ score, settle });
   });
 }
 

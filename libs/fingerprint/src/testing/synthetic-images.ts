@@ -110,6 +110,26 @@ export async function ringTiles(glaze: string, ink: string, tile = 64, width = 1
 }
 
 /**
+ * Square tiles of `tile` px, each of one of three glazes at random with a dark diamond in it, on light grout: a lattice
+ * whose glazes make every crop's colours its own, and whose fine grout lines a placement a pixel or two off misses.
+ */
+export async function glazedTiles(seed: number, tile = 56, width = 1120, height = 670): Promise<RgbImage> {
+  const rnd = seededRandom(seed);
+  const glazes = ['hsl(140,40%,60%)', 'hsl(205,70%,62%)', 'hsl(215,40%,40%)'];
+  const cells: string[] = [];
+  const s = tile - 4;
+  for (let y = 0; y < height; y += tile) {
+    for (let x = 0; x < width; x += tile) {
+      cells.push(`<rect x="${x}" y="${y}" width="${s}" height="${s}" fill="${glazes[Math.floor(rnd() * glazes.length)]}"/>`);
+      const [cx, cy] = [x + s / 2, y + s / 2];
+      cells.push(`<polygon points="${cx},${y + s * 0.15} ${x + s * 0.85},${cy} ${cx},${y + s * 0.85} ${x + s * 0.15},${cy}" fill="hsl(320,50%,20%)"/>`);
+    }
+  }
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}"><rect width="${width}" height="${height}" fill="hsl(30,10%,90%)"/>${cells.join('')}</svg>`;
+  return toRgb(sharp(Buffer.from(svg)));
+}
+
+/**
  * A twill of `thread` px threads, warp and weft of two hues crossing over each other `twill` threads at a time (1: a
  * plain weave): a fine pattern whose every square has twins, which shrunk for a coarse search is one colour.
  */
