@@ -402,10 +402,11 @@ function placedLikeness(query: RgbImage, target: RgbImage, placement: CropPlacem
 }
 
 /**
- * Whether a placement's colours correlate (PLACED_LIKENESS_MIN_CORRELATION) and differ by at most PLACED_NEAR_DIFFERENCE:
- * a crop of a tile wall of many glazes placed two pixels off differed by 4.6 levels, and by 1.0 once its placement was
- * settled (`agreeingOnceSettled`); placements in other images that correlate differ by 6.5 levels and more
- * (PLACED_LIKENESS_*), and settling can move a placement by a few pixels only.
+ * Whether a placement's colours correlate (PLACED_LIKENESS_MIN_CORRELATION) and differ by at most PLACED_NEAR_DIFFERENCE,
+ * so that it is worth settling (`agreeingOnceSettled`): in the matching benchmark's large sample, a quarter of a tile
+ * wall of many glazes placed in its own image two pixels off differed by 4.6 levels, and by 1.0 once settled. Other
+ * images' placements differed by 6.5 levels and more in the probe behind PLACED_LIKENESS_*; settling moves a placement
+ * by a few pixels, which does not make another image's colours agree (no family false positive was added).
  */
 const PLACED_NEAR_DIFFERENCE = 2 * PLACED_LIKENESS_MAX_DIFFERENCE;
 function nearlyAgreeing({ correlation, meanDifference }: { correlation: number; meanDifference: number }): boolean {
