@@ -35,6 +35,8 @@ const SETTLE_ITERATIONS = 5;
 const SETTLE_MAX_SCALE = 0.04;
 const SETTLE_MAX_SHEAR = 0.04;
 const SETTLE_MAX_SHIFT = 12;
+/** Gaussian kernel size (px) ECC smooths both images with before taking their gradients: OpenCV's default. */
+const SETTLE_GRADIENT_BLUR = 5;
 
 /**
  * Second-pass score 0-100 (rounded to 0.1): warps the target onto the query with the match transform and
@@ -106,7 +108,6 @@ function withComparison<T>(cv: any, queryRgb: RgbImage, targetRgb: RgbImage, tar
     const queryGrey = track(greyOf(cv, track, queryRgb));
     const querySmall = track(new cv.Mat());
     cv.resize(queryGrey, querySmall, size, 0, 0, cv.INTER_AREA);
-    const queryUnblurred = track(querySmall.clone());
     cv.GaussianBlur(querySmall, querySmall, ksize, BLUR_SIGMA);
     const targetGrey = track(greyOf(cv, track, targetRgb));
     const ones = track(new cv.Mat(targetRgb.height, targetRgb.width, cv.CV_8UC1, new cv.Scalar(255)));
@@ -133,10 +134,13 @@ function withComparison<T>(cv: any, queryRgb: RgbImage, targetRgb: RgbImage, tar
     const settle = (transform: Homography): Homography | null => {
       const correction = withMats((own) => {
         const { warped, mask } = warpedOnto(transform, own);
+        // Grey levels as they are, not blurred as the scorer's: made here, as few comparisons settle.
+        const query = own(new cv.Mat());
+        cv.resize(queryGrey, query, size, 0, 0, cv.INTER_AREA);
         const affine = own(cv.Mat.eye(2, 3, cv.CV_32F));
         const criteria = new cv.TermCriteria(cv.TermCriteria_COUNT + cv.TermCriteria_EPS, SETTLE_ITERATIONS, 1e-4);
         try {
-          cv.findTransformECC(queryUnblurred, warped, affine, cv.MOTION_AFFINE, criteria, mask, 5);
+          cv.findTransformECC(query, warped, affine, cv.MOTION_AFFINE, criteria, mask, SETTLE_GRADIENT_BLUR);
         } catch {
           // ECC throws when the images do not correlate enough to align: nothing settles.
           return null;
