@@ -28,7 +28,7 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { loadDataset, type Photo } from '../match/dataset';
 import { EDITS } from '../match/edits';
-import { shuffle } from '../report';
+import { flag, shuffle } from '../report';
 import { poolVariant } from '../scale/pool-variants';
 
 const CACHE = path.join(__dirname, '.cache');
@@ -43,11 +43,7 @@ export const TRAINING_SOURCES = [
   '/usr/share/tuxpaint/stamps', // tuxpaint-stamps-default: photographs of animals, plants, objects
 ];
 
-function arg(name: string, fallback: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  return i < 0 ? fallback : Number(process.argv[i + 1]);
-}
-const OPTS = { poolVariants: arg('pool-variants', 8), perEdit: arg('per-edit', 4), trainOnly: process.argv.includes('--train-only'), write: process.argv.includes('--write') };
+const OPTS = { poolVariants: Number(flag('pool-variants') ?? 8), perEdit: Number(flag('per-edit') ?? 4), trainOnly: process.argv.includes('--train-only'), write: process.argv.includes('--write') };
 
 function walk(dir: string): string[] {
   if (!existsSync(dir)) return [];

@@ -12,15 +12,11 @@ import { estimateCylinder } from '@loupe/ocr/src/cylinder';
 import { stretchContrast } from '@loupe/ocr/src/grey';
 import { UNWRAP_BELOW_SQUEEZE } from '@loupe/ocr/src/ocr-prepare';
 import { mulberry32 } from '@loupe/ocr/src/testing/wine-photos';
+import { flag } from '../report';
 import { checkFaces, FACES, printedLabelSvg, printedPhoto, printedStyle } from './printed-labels';
 
-function flag(name: string, fallback: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-}
-
-const PHOTOS = flag('photos', 26);
-const SEED = flag('seed', 3);
+const PHOTOS = Number(flag('photos') ?? 26);
+const SEED = Number(flag('seed') ?? 3);
 const FIELDS = { producer: 'Domaine des Aubes Rivel', region: 'Marlborough', country: 'New Zealand', variety: 'Sauvignon Blanc', colorText: 'White Wine', vintage: 2016, extras: ['Estate Bottled'] };
 
 async function main(): Promise<void> {

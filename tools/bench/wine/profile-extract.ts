@@ -9,16 +9,12 @@
 import os from 'node:os';
 import { loadLabelImage, WINE_PREFERRED_SIDE, WineLabelReader } from '@loupe/jobs';
 import { mulberry32 } from '@loupe/ocr/src/testing/wine-photos';
+import { flag } from '../report';
 import { checkFaces, FACES, printedLabelSvg, printedPhoto, printedStyle, type Condition } from './printed-labels';
 
-function flag(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? process.argv[i + 1] : fallback;
-}
-
-const PHOTOS = Number(flag('photos', '40'));
-const SEED = Number(flag('seed', '7'));
-const ONLY = flag('condition', '') as Condition | '';
+const PHOTOS = Number(flag('photos') ?? 40);
+const SEED = Number(flag('seed') ?? 7);
+const ONLY = (flag('condition') ?? '') as Condition | '';
 
 const FIELDS = [
   { producer: 'Chateau Rivel', region: 'Pauillac', country: 'France', variety: 'Cabernet Sauvignon', colorText: 'Vin Rouge' },

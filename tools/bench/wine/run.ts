@@ -29,15 +29,11 @@ import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { flag } from '../report';
 
-function flag(name: string, fallback: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-}
-
-const LABELS = flag('labels', 120);
-const QUERIES = flag('queries', 40);
-const SEED = flag('seed', 1);
+const LABELS = Number(flag('labels') ?? 120);
+const QUERIES = Number(flag('queries') ?? 40);
+const SEED = Number(flag('seed') ?? 1);
 const PRINTED = process.argv.includes('--printed');
 /** Fields and label_rect only (no collection search): half the time, for tuning the reader. */
 const NO_SEARCH = process.argv.includes('--no-search');
