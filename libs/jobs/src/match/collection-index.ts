@@ -51,12 +51,16 @@ export const HASH_NEIGHBOUR_MAX_DISTANCE = 16;
 export const COLOUR_CANDIDATES = 3;
 export const COLOUR_MIN_LIKENESS = 0.45;
 /**
- * Images most alike in colour placed for a query too plain to vote (`hasDistinctivePoints`): it has no best-voted
- * images and no feature verification, so its colours are all that lead it, and its search is short without them. A
- * quarter of a smooth gradient keeps few of its image's colour bins, and among many gradients of one palette its image
- * is not always among the 3 most alike. With 18 images per family in the matching benchmark, 8 found 2 more family
- * queries (of 756), 16 found 3, and the same 8 for every query worth placing 11, with a false positive (a flat
+ * Images most alike in colour placed for a query too plain to vote (`hasDistinctivePoints`), and for a query or upright
+ * copy smooth throughout (`isSmoothThroughout`): the first has no best-voted images and no feature verification, and
+ * the votes and fits of the second are a gradient's chance corners, so their colours are all that lead them. A quarter
+ * of a smooth gradient keeps few of its image's colour bins, and among many gradients of one palette its image is not
+ * always among the 3 most alike. With 18 images per family in the matching benchmark, 8 for plain queries found 2 more
+ * family queries (of 756), 16 found 3, and the same 8 for every query worth placing 11, with a false positive (a flat
  * landscape's crop placed upright in another of its palette) and more placements for every query that matches nothing.
+ * 8 for smooth queries and upright copies too found 4 more (quarters of gradients and a soft wallpaper, as they are
+ * and upright), with no false positive; no photo's copy of the benchmark is smooth throughout (docs/benchmarks.md,
+ * session 45).
  */
 export const PLAIN_COLOUR_CANDIDATES = 8;
 /**

@@ -1,6 +1,6 @@
-import { DEFAULT_MIN_SCORE, differenceHash, hashDistance, noSpareThread, RgbImage, runInThisThread, SpareRunner, TaskRunner, ThreadPool, verifyInThisThread } from '@loupe/fingerprint';
+import { DEFAULT_MIN_SCORE, differenceHash, hashDistance, isSmoothThroughout, noSpareThread, RgbImage, runInThisThread, SpareRunner, TaskRunner, ThreadPool, verifyInThisThread } from '@loupe/fingerprint';
 import { crop, cropBox, rotate, scale } from '@loupe/fingerprint/src/testing/edits';
-import { flatLandscape, linearGradient, ringTiles, softBlobs, syntheticImage } from '@loupe/fingerprint/src/testing/synthetic-images';
+import { flatLandscape, linearGradient, ringTiles, softBlobs, syntheticImage, toGray } from '@loupe/fingerprint/src/testing/synthetic-images';
 import { flatColor, rawSharp } from '@loupe/imaging/src/testing/test-images';
 import { BlobStore, Db, ImageRepository, MatchIndexRepository } from '@loupe/storage';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
@@ -434,6 +434,27 @@ describe('MatchService on a small collection added through ingest', () => {
     const gradient = originals.get(7)!;
     const plainCrop = await staged(await pngOf(await crop(gradient, cropBox(gradient, 0.25, 0.9, 0.3))), 'gradient-crop.png');
     expect(paths((await searching.search(searchPayload(plainCrop))).items)).toEqual(['wallpapers/gradient.png']);
+  }, 60_000);
+
+  it('places a query smooth throughout in the PLAIN_COLOUR_CANDIDATES images most alike in colour although it votes: a soft wallpaper\'s quarter whose image is fourth', async () => {
+    const others = ['wallpapers/banded.png', 'wallpapers/gradient.png', 'patterns/lattice.jpg'];
+    const rows = await images.findByPaths({ accountId, service: 'mobile' }, others);
+    // The vote leaves the wallpaper out and three other images come first by colour, as among many soft wallpapers; no
+    // stored colour shares rank them again.
+    const outranked = indexChanged((local) => ({
+      candidates: async (ref, request) => (await local.candidates(ref, request)).filter((c) => c.filepath !== 'wallpapers/blobs.jpg'),
+      alikeInColour: async (ref, colours, filters) => [
+        ...others.map((filepath) => ({ imagePk: rows.get(filepath)!.id, filepath, likeness: 1 })),
+        ...(await local.alikeInColour(ref, colours, filters)).filter((c) => !others.includes(c.filepath)),
+      ],
+    }));
+    const withoutShares = Object.assign(Object.create(matchIndex) as MatchIndexRepository, { colourSharesOf: async () => new Map() });
+    const wallpaper = originals.get(5)!;
+    const quarter = await crop(wallpaper, cropBox(wallpaper, 0.25, 0.1, 0.9));
+    expect(isSmoothThroughout(toGray(quarter))).toBe(true);
+    const result = await new MatchService(images, withoutShares, blobs, outranked).search(searchPayload(await staged(await jpegOf(quarter, 60), 'quarter.jpg')));
+    expect(paths(result.items)).toEqual(['wallpapers/blobs.jpg']);
+    expect(result.steps).toHaveProperty('verification');
   }, 60_000);
 
   it('ranks the images alike in colour again by how much of each colour they have: a crop\'s image, last by colour sets, is placed', async () => {

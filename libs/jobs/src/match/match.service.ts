@@ -1,4 +1,4 @@
-import { colourSet, colourShares, sameFrameShape, storedFrame, confirmDense, noSpareThread, SpareRunner, confirmPlacedCrop, confirmSharedDetail, confirmUpright, DenseCheck, UPRIGHT_CHECK, confirmWholeImage, deserializeFeatures, differenceHash, hashDistance, matchInRotatedFrame, mirrorGray, weakFitOptions, worthDenseCheck, enhancedScore, Features, GrayImage, MatchResult, renderOverlay, RgbImage, runInThisThread, TaskRunner, verifyInThisThread, verifyMatch, VerifyBatch } from '@loupe/fingerprint';
+import { colourSet, colourShares, isSmoothThroughout, sameFrameShape, storedFrame, confirmDense, noSpareThread, SpareRunner, confirmPlacedCrop, confirmSharedDetail, confirmUpright, DenseCheck, UPRIGHT_CHECK, confirmWholeImage, deserializeFeatures, differenceHash, hashDistance, matchInRotatedFrame, mirrorGray, weakFitOptions, worthDenseCheck, enhancedScore, Features, GrayImage, MatchResult, renderOverlay, RgbImage, runInThisThread, TaskRunner, verifyInThisThread, verifyMatch, VerifyBatch } from '@loupe/fingerprint';
 import { decodeToRgb, findContentBox, findContentInsideFlatBands, NormalizedImage, normalizeImage } from '@loupe/imaging';
 import type { BlobStore, CollectionRef, ImageRepository, MatchIndexRepository } from '@loupe/storage';
 import { CompareResult, ComparePayload, InputRefusedError, MatchItem, QuerySource, SearchPayload, SearchResult } from '../contracts';
@@ -582,14 +582,19 @@ export class MatchService {
   /**
    * A search's `placing`: where a query (as it is, or its upright copy) is placed by its pixels: `voted` (the best-voted
    * few), then the `alikeCount` images whose colours are most alike its own (`alikeInColour`, asked once per query),
-   * which a crop too plain to vote with, or whose image the vote ranks low, still leads to. Fills `paths` for them.
+   * which a crop too plain to vote with, or whose image the vote ranks low, still leads to; PLAIN_COLOUR_CANDIDATES for
+   * one smooth throughout (`isSmoothThroughout`), whose colours are all that lead it. Fills `paths` for them.
    */
   private placing(ref: CollectionRef, voted: number[], payload: SearchPayload, paths: Map<number, string>, alikeCount: number): SecondChanceCandidates['placing'] {
-    const shortlists = new Map<LoadedQuery, Promise<ColourCandidate[]>>();
+    const shortlists = new Map<LoadedQuery, { candidates: Promise<ColourCandidate[]>; count: number }>();
     return async (by, colours) => {
-      if (!shortlists.has(by)) shortlists.set(by, this.collections.alikeInColour(ref, colourSet(by.rgb), payload.options));
-      const shortlist = await shortlists.get(by)!;
-      const alike = await this.mostAlikeInColour(by.rgb, shortlist, alikeCount, colours);
+      if (!shortlists.has(by)) {
+        const count = isSmoothThroughout(by.gray) ? Math.max(alikeCount, PLAIN_COLOUR_CANDIDATES) : alikeCount;
+        shortlists.set(by, { candidates: this.collections.alikeInColour(ref, colourSet(by.rgb), payload.options), count });
+      }
+      const { candidates, count } = shortlists.get(by)!;
+      const shortlist = await candidates;
+      const alike = await this.mostAlikeInColour(by.rgb, shortlist, count, colours);
       for (const { imagePk, filepath } of alike) paths.set(imagePk, filepath);
       this.trace?.alikeInColour('toRotated' in by ? 'upright' : 'query', shortlist.map((c) => c.filepath), alike.map((c) => c.filepath));
       return [...new Set([...voted, ...alike.map(({ imagePk }) => imagePk)])];
