@@ -1,6 +1,6 @@
 import { DEFAULT_MIN_SCORE, differenceHash, hashDistance, isSmoothThroughout, noSpareThread, RgbImage, runInThisThread, SpareRunner, TaskRunner, ThreadPool, verifyInThisThread } from '@loupe/fingerprint';
 import { crop, cropBox, rotate, scale } from '@loupe/fingerprint/src/testing/edits';
-import { flatLandscape, linearGradient, ringTiles, softBlobs, syntheticImage, toGray } from '@loupe/fingerprint/src/testing/synthetic-images';
+import { flatLandscape, linearGradient, ringTiles, smoothWallpaper, softBlobs, syntheticImage, toGray } from '@loupe/fingerprint/src/testing/synthetic-images';
 import { flatColor, rawSharp } from '@loupe/imaging/src/testing/test-images';
 import { BlobStore, Db, ImageRepository, MatchIndexRepository } from '@loupe/storage';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
@@ -14,9 +14,12 @@ import { MatchIndexCache } from './index-cache';
 import { MatchService } from './match.service';
 import { nativeScaleWordsTask } from './native-scale-vote';
 import { placedCropTask, uprightTask } from './second-chance-tasks';
+import { QueryLoader, uprightQuery, worthPlacing } from './query-loader';
 import { SearchIndexHook } from './search-index.hook';
 import { SearchTrace, TracedQuery } from './search-trace';
 import { openEmbeddedStore, type EmbeddedStore } from '../testing/embedded-store';
+import { Stopwatch } from '../stopwatch';
+import { matchVocabulary } from './vocabulary';
 
 const jpegOf = (img: RgbImage, quality = 88) => rawSharp(img).jpeg({ quality }).toBuffer();
 const pngOf = (img: RgbImage) => rawSharp(img).png().toBuffer();
@@ -315,6 +318,23 @@ describe('MatchService on a small collection added through ingest', () => {
     expect(asIs.placed.length).toBeLessThanOrEqual(PLAIN_COLOUR_CANDIDATES);
     expect(asIs.placed).toContain('wallpapers/gradient.png');
     expect(asIs.placed.every((filepath) => asIs.shortlist.includes(filepath))).toBe(true);
+  }, 60_000);
+
+  it('places the upright copy of a rotated query when the copy is worth placing although the query as it is is not', async () => {
+    // A rotated crop of a wallpaper outside the collection: as it is, its canvas's corners give it the points and words of
+    // a photo; upright, its ribbons repeat their words. Every chance runs, so the trace shows which placements were asked.
+    const wallpaper = await smoothWallpaper(3);
+    const turned = await jpegOf(await rotate(await crop(wallpaper, cropBox(wallpaper, 0.35, 0.3, 0.6)), 20), 50);
+    const asIs = await new QueryLoader(images, blobs).load({ accountId, service: 'mobile' }, await staged(turned, 'turned.jpg'), { preferredSide: MATCHING_PREFERRED_SIDE, includeMirror: false }, new Stopwatch());
+    const upright = (await uprightQuery(asIs, false))!;
+    expect(worthPlacing(asIs, matchVocabulary().vocabulary.quantize(asIs.features))).toBe(false);
+    expect(worthPlacing(upright, matchVocabulary().vocabulary.quantize(upright.features))).toBe(true);
+    const alike: TracedQuery[] = [];
+    const trace: SearchTrace = { voted: () => undefined, alikeInColour: (by) => alike.push(by) };
+    const traced = new MatchService(images, matchIndex, blobs, new LocalCollectionIndex(new MatchIndexCache(matchIndex)), verifyInThisThread, runInThisThread, noSpareThread, trace);
+    const result = await traced.search(searchPayload(await staged(turned, 'turned.jpg')));
+    expect(result.items).toEqual([]);
+    expect(alike).toContain('upright');
   }, 60_000);
 
   it('gives the upright copy\'s pixel chances the best-voted of its own vote: a rotated wallpaper, and a rotated quarter of it, whose image only that vote ranks', async () => {

@@ -119,6 +119,11 @@ interface SecondChanceCandidates {
    * round of jobs to its shard owners.
    */
   placing: (by: LoadedQuery, colours: ColourOrder) => Promise<number[]>;
+  /**
+   * Whether the query as it is is placed (`worthPlacing`). Its upright copy is placed when either is: a rotated crop of
+   * wood grain or digits has the points and hardly the repetition of a photo as it is, its canvas's corners included.
+   */
+  placesAsIs: boolean;
   /** The search's feature verification, for the hash neighbours; null for a query with too few points to verify. */
   byFeatures: FeatureVerification | null;
   /** The query turned upright (`uprightQueryAhead`), asked only when the chances as it is have failed. */
@@ -276,9 +281,9 @@ export class MatchService {
     const found = await verifyInRounds(ranked, wanted, recordingVerified(byFeatures, verified), widen);
     steps.lap('verification');
     if (found.length > 0) return found;
-    const placing = worthPlacing(query, words) ? this.placing(ref, ranked.slice(0, PLACEMENT_CANDIDATES), payload, paths, COLOUR_CANDIDATES) : async () => [];
+    const placing = this.placing(ref, ranked.slice(0, PLACEMENT_CANDIDATES), payload, paths, COLOUR_CANDIDATES);
     // Nothing matched, so every round ran: `verified` holds every candidate verified by features.
-    return this.secondChances(ref, query, { dense: ranked.slice(0, DENSE_CANDIDATES), placing, byFeatures: { steps: byFeatures, verified }, upright }, fetched, paths, payload, steps);
+    return this.secondChances(ref, query, { dense: ranked.slice(0, DENSE_CANDIDATES), placing, placesAsIs: worthPlacing(query, words), byFeatures: { steps: byFeatures, verified }, upright }, fetched, paths, payload, steps);
   }
 
   /**
@@ -300,7 +305,7 @@ export class MatchService {
    */
   private async matchWholeCopy(ref: CollectionRef, query: LoadedQuery, upright: SecondChanceCandidates['upright'], payload: SearchPayload, paths: Map<number, string>, fetched: Map<number, Buffer>, steps: StepTimer) {
     const placing = this.placing(ref, [], payload, paths, PLAIN_COLOUR_CANDIDATES);
-    const found = await this.secondChances(ref, query, { dense: [], placing, byFeatures: null, upright }, fetched, paths, payload, steps);
+    const found = await this.secondChances(ref, query, { dense: [], placing, placesAsIs: true, byFeatures: null, upright }, fetched, paths, payload, steps);
     if (found.length === 0) throw new InputRefusedError(tooPlainMessage(query));
     return found;
   }
@@ -425,6 +430,7 @@ export class MatchService {
     // Awaited below unless the query is found as it is: its failure must not go unhandled then.
     uprightChain.catch(() => undefined);
     const placingAsIs = async () => {
+      if (!chances.placesAsIs) return [];
       const placing = await chances.placing(query, 'sets and shares');
       // A query turned on a filled canvas is no upright crop, which is all a placement aligns: its upright copy is placed.
       if (placing.length === 0 || (await upright)?.onFilledCanvas) return [];
@@ -467,7 +473,8 @@ export class MatchService {
     const upright = await search.upright;
     steps.lap('upright_copy');
     if (!upright || stopped()) return [];
-    const { found, voted } = await this.verifyUprightVote(ref, upright, payload, paths, fetched, chances.byFeatures);
+    const { found, voted, words } = await this.verifyUprightVote(ref, upright, payload, paths, fetched, chances.byFeatures);
+    const placesUpright = chances.placesAsIs || (words !== null && worthPlacing(upright, words));
     steps.lap('upright_vote');
     if (found.length === 0 && !stopped()) {
       const uprightNeighbours = await this.hashNeighbours(ref, upright, payload, paths);
@@ -480,6 +487,7 @@ export class MatchService {
         // more of 756 family queries found, none lost) and in the first its own vote ranks (a gradient's quarter turned
         // 20°, 58th by the query's vote and 1st by its own: 1 more found, none lost; UPRIGHT_VOTED_PLACEMENTS).
         const placing = async () => {
+          if (!placesUpright) return [];
           const alike = [...(await chances.placing(query, 'sets')), ...(await chances.placing(upright, 'sets'))];
           return alike.length === 0 ? [] : [...new Set([...(voted ?? []).slice(0, UPRIGHT_VOTED_PLACEMENTS), ...alike])];
         };
@@ -500,10 +508,11 @@ export class MatchService {
    * and 30°, one of them also cropped, halved and re-encoded) ranked their images 87th-156th, where their upright copies'
    * votes ranked all four first. Also its DENSE_CANDIDATES best-voted, for the upright copy's pixel chances: in the
    * matching benchmark's 1,000 images, digits turned 20° ranked their image 8th as they are and 2nd upright, and only
-   * the upright copy's dense check found it. Nothing (and no vote) for a query with too few points to verify.
+   * the upright copy's dense check found it. With the copy's words, which tell whether it is worth placing. Nothing (and
+   * no vote) for a query with too few points to verify.
    */
-  private async verifyUprightVote(ref: CollectionRef, upright: LoadedQuery, payload: SearchPayload, paths: Map<number, string>, fetched: Map<number, Buffer>, byFeatures: FeatureVerification | null): Promise<{ found: Found; voted: number[] | null }> {
-    if (!byFeatures) return { found: [], voted: null };
+  private async verifyUprightVote(ref: CollectionRef, upright: LoadedQuery, payload: SearchPayload, paths: Map<number, string>, fetched: Map<number, Buffer>, byFeatures: FeatureVerification | null): Promise<{ found: Found; voted: number[] | null; words: Uint32Array | null }> {
+    if (!byFeatures) return { found: [], voted: null, words: null };
     const words = matchVocabulary().vocabulary.quantize(upright.features);
     const shortlist = await this.collections.candidates(ref, { wordLists: this.wordLists(words, upright, payload), filters: payload.options, queriedPath: queriedPath(payload) });
     for (const c of shortlist) paths.set(c.imagePk, c.filepath);
@@ -511,7 +520,7 @@ export class MatchService {
     const ids = shortlist.filter((c) => !byFeatures.verified.has(c.imagePk)).slice(0, FIRST_ROUND).map((c) => c.imagePk);
     for (const imagePk of ids) byFeatures.verified.add(imagePk);
     const found = await verifyInRounds(ids, ids.length, this.featureVerification(ref, upright, payload, paths, fetched));
-    return { found, voted: shortlist.slice(0, DENSE_CANDIDATES).map((c) => c.imagePk) };
+    return { found, voted: shortlist.slice(0, DENSE_CANDIDATES).map((c) => c.imagePk), words };
   }
 
   /**
