@@ -36,9 +36,11 @@ const SECOND_CHANCE_DECODE_SIDE = 300;
  * Best-voted candidates in which a query `worthPlacing` is placed by its pixels (`confirmPlacedCrop`) when every other
  * chance failed, besides the COLOUR_CANDIDATES most alike it in colour: a placement costs a decode and a template search
  * (~20 ms). In the benchmark families, the crops of smooth wallpapers and tile walls that features cannot fit were voted
- * among the first three.
+ * among the first three, and a quarter of wood grain 4th (its image 10th by colour): with 4, one more family query of
+ * 756 found, no false positive, and the same answers at 1,000,000 images in the same time (docs/benchmarks.md, session
+ * 45).
  */
-const PLACEMENT_CANDIDATES = 3;
+const PLACEMENT_CANDIDATES = 4;
 /**
  * Best-voted candidates of the upright copy's own vote in which it is placed, besides those of the query's vote and its
  * colours. With the first three, queries outside the collection spent 4-6 ms more on average in the upright chances of
@@ -482,7 +484,8 @@ export class MatchService {
       const uprightByHash = await verifyNeighbours(chances.byFeatures, uprightNeighbours);
       if (uprightByHash.length > 0) return uprightByHash;
       if (!stopped()) {
-        // The upright copy is placed where the query was, in the images most alike its own colours (a rotated canvas's
+        // The upright copy, when it or the query is worth placing, is placed where the query would be (its best-voted
+        // and the images alike its colours), in the images most alike the copy's own colours (a rotated canvas's
         // fill is a colour the collection image lacks, which can rank other images first: in the matching benchmark 6
         // more of 756 family queries found, none lost) and in the first its own vote ranks (a gradient's quarter turned
         // 20°, 58th by the query's vote and 1st by its own: 1 more found, none lost; UPRIGHT_VOTED_PLACEMENTS).
