@@ -4,7 +4,7 @@ import type { GrayImage } from './types';
 export const SMOOTH_SIDE = 128;
 /**
  * The most a smooth image's Laplacian reaches anywhere at SMOOTH_SIDE, in grey levels. Measured over the matching
- * benchmark's large sample (the family queries and their upright copies that reached a placement, and 59 of photos):
+ * benchmark's large sample (the family queries and their upright copies that reached a placement, and 59 photo queries):
  * the quarter crops of gradients and soft wallpapers and their upright copies (JPEG q30-50 included) reach 4-10; one
  * star, line, glyph or canvas corner reaches 20 and more, and no photo's copy (astronomy included) stayed under 16.
  */
@@ -16,8 +16,7 @@ export const SMOOTH_MAX_CURVATURE = 12;
  * which keeps night skies (black, but for their stars) out.
  */
 export function isSmoothThroughout(gray: GrayImage): boolean {
-  const small = averagedDown(gray, SMOOTH_SIDE);
-  const { data, width, height } = small;
+  const { data, width, height } = averagedDown(gray, SMOOTH_SIDE);
   for (let y = 1; y < height - 1; y++) {
     for (let x = 1; x < width - 1; x++) {
       const i = y * width + x;
