@@ -476,7 +476,6 @@ export class MatchService {
     steps.lap('upright_copy');
     if (!upright || stopped()) return [];
     const { found, voted, words } = await this.verifyUprightVote(ref, upright, payload, paths, fetched, chances.byFeatures);
-    const placesUpright = chances.placesAsIs || (words !== null && worthPlacing(upright, words));
     steps.lap('upright_vote');
     if (found.length === 0 && !stopped()) {
       const uprightNeighbours = await this.hashNeighbours(ref, upright, payload, paths);
@@ -490,7 +489,7 @@ export class MatchService {
         // more of 756 family queries found, none lost) and in the first its own vote ranks (a gradient's quarter turned
         // 20°, 58th by the query's vote and 1st by its own: 1 more found, none lost; UPRIGHT_VOTED_PLACEMENTS).
         const placing = async () => {
-          if (!placesUpright) return [];
+          if (!chances.placesAsIs && !(words && worthPlacing(upright, words))) return [];
           const alike = [...(await chances.placing(query, 'sets')), ...(await chances.placing(upright, 'sets'))];
           return alike.length === 0 ? [] : [...new Set([...(voted ?? []).slice(0, UPRIGHT_VOTED_PLACEMENTS), ...alike])];
         };
