@@ -1,5 +1,6 @@
 import { loadOpenCv, withMats } from './opencv';
 import { invert, multiply, type Homography } from './geometry';
+import { eccAffine } from './ecc';
 import { gradientNcc } from './gradient-ncc';
 import type { MatchResult, RgbImage } from './types';
 
@@ -25,7 +26,7 @@ const ALIGN_SCALES = [0.98, 0.99, 1.01, 1.02];
 const ALIGN_FLOOR = 30;
 
 /**
- * Iterations of the intensity alignment (`settledAlignment`, OpenCV's ECC) and how far it may move a placement, at
+ * Iterations of the intensity alignment (`settledAlignment`, `eccAffine`) and how far it may move a placement, at
  * COMPARE_SIDE: a placement is searched at 192 px and lands up to two comparison pixels and a couple of percent of scale
  * off. Fine lattices, wood grain and stripes lose their edge agreement at that offset; in the matching benchmark's
  * large sample their own images' placements settled by 0.2-5.8 px and 0.1-1.8 % of scale, within 5 iterations (about
@@ -35,8 +36,6 @@ const SETTLE_ITERATIONS = 5;
 const SETTLE_MAX_SCALE = 0.04;
 const SETTLE_MAX_SHEAR = 0.04;
 const SETTLE_MAX_SHIFT = 12;
-/** Gaussian kernel size (px) ECC smooths both images with before taking their gradients: OpenCV's default. */
-const SETTLE_GRADIENT_BLUR = 5;
 
 /**
  * Second-pass score 0-100 (rounded to 0.1): warps the target onto the query with the match transform and
@@ -75,8 +74,8 @@ export async function alignedByPixels(queryRgb: RgbImage, targetRgb: RgbImage, m
 /**
  * The alignment (target → query, at the size the fit refers to) that a placement's pixels settle to: the affine
  * correction of `transform` that best aligns the grey levels of the warped collection image with the query's
- * (OpenCV's `findTransformECC`) at COMPARE_SIDE, within a few pixels and percent of it (SETTLE_*), else null. It
- * refines a placement whose colours already agree; it is not for weak fits of repeating patterns, which it aligns with
+ * (`eccAffine`, OpenCV's ECC in plain arrays) at COMPARE_SIDE, within a few pixels and percent of it (SETTLE_*), else
+ * null. It refines a placement whose colours already agree; it is not for weak fits of repeating patterns, which it aligns with
  * other patterns of their grid just as well (docs/benchmarks.md, session 44).
  */
 export async function settledAlignment(queryRgb: RgbImage, targetRgb: RgbImage, transform: Homography, targetScale: number): Promise<Homography | null> {
@@ -137,15 +136,7 @@ function withComparison<T>(cv: any, queryRgb: RgbImage, targetRgb: RgbImage, tar
         // Grey levels as they are, not blurred as the scorer's: made here, as few comparisons settle.
         const query = own(new cv.Mat());
         cv.resize(queryGrey, query, size, 0, 0, cv.INTER_AREA);
-        const affine = own(cv.Mat.eye(2, 3, cv.CV_32F));
-        const criteria = new cv.TermCriteria(cv.TermCriteria_COUNT + cv.TermCriteria_EPS, SETTLE_ITERATIONS, 1e-4);
-        try {
-          cv.findTransformECC(query, warped, affine, cv.MOTION_AFFINE, criteria, mask, SETTLE_GRADIENT_BLUR);
-        } catch {
-          // ECC throws when the images do not correlate enough to align: nothing settles.
-          return null;
-        }
-        return Array.from(affine.data32F as Float32Array);
+        return eccAffine({ data: query.data, width: w, height: h }, { data: warped.data, width: w, height: h }, mask.data, { iterations: SETTLE_ITERATIONS, epsilon: 1e-4 });
       });
       if (!correction) return null;
       const [a, b, shiftX, c, d, shiftY] = correction;
