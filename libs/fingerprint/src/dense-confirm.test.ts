@@ -4,6 +4,7 @@ import { enhancedScore } from './enhanced-score';
 import { FINE_LATTICE, fineLatticeAndCopy, offInScale } from './testing/fine-lattice';
 import { matchMetrics } from './match-metrics';
 import { extractFeatures } from './features';
+import { uprightEvidence } from './rotation';
 import * as edit from './testing/edits';
 import { FLAT_LANDSCAPE_SKY, flatLandscape, glazedTiles, linearGradient, ringTiles, smoothWallpaper, toGray } from './testing/synthetic-images';
 import type { RgbImage } from './types';
@@ -120,6 +121,24 @@ describe('whole-image confirmation', () => {
       await linearGradient(['hsl(200,60%,22%)', 'hsl(175,38%,52%)', 'hsl(195,55%,30%)']),
     ];
     for (const other of others) expect(await confirmWholeImage(copy, await evidence(other), false)).toBeNull();
+  });
+
+  it("confirms a fine lattice turned 20° and back upright at the alignment its pixels settle to, its frame's cut a pixel off, and no lattice of another glaze or tile", async () => {
+    // Tiles of 16 px, 8 in the turned copy: a pixel of misalignment is an eighth of a tile.
+    const original = await ringTiles(FINE_LATTICE.glaze, FINE_LATTICE.ink, 16);
+    const turned = await edit.jpeg(await edit.scale(await edit.rotate(original, 20), 0.5), 80);
+    const upright = (await uprightEvidence(turned, toGray(turned)))!;
+    const stored = async (rgb: RgbImage) => ({ rgb: await edit.scale(rgb, 0.25), features: await extractFeatures(toGray(await edit.scale(rgb, 0.5))) });
+    const target = await stored(original);
+    const asCut = [upright.rgb.width / target.features.width, 0, 0, 0, upright.rgb.height / target.features.height, 0, 0, 0, 1];
+    expect(await enhancedScore(upright.rgb, target.rgb, matchMetrics(upright.features, target.features, asCut, 0, false), 0.5)).toBeLessThan(DENSE_CONFIRM_MIN);
+    const match = await confirmWholeImage(upright, target, false, UPRIGHT_CHECK);
+    expect(match).not.toBeNull();
+    expect(match!.score).toBeLessThan(DEFAULT_MIN_SCORE);
+    expect(match!.transform).not.toEqual(asCut);
+    for (const other of [await ringTiles('hsl(80,45%,65%)', FINE_LATTICE.ink, 16), await ringTiles(FINE_LATTICE.glaze, FINE_LATTICE.ink, 15)]) {
+      expect(await confirmWholeImage(upright, await stored(other), false, UPRIGHT_CHECK)).toBeNull();
+    }
   });
 
   it('confirms no other smooth image and no crop of a different shape', async () => {
