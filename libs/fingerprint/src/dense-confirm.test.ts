@@ -6,7 +6,7 @@ import { matchMetrics } from './match-metrics';
 import { extractFeatures } from './features';
 import { uprightEvidence } from './rotation';
 import * as edit from './testing/edits';
-import { FLAT_LANDSCAPE_SKY, flatLandscape, glazedTiles, linearGradient, ringTiles, smoothWallpaper, toGray } from './testing/synthetic-images';
+import { crossedTiles, FLAT_LANDSCAPE_SKY, flatLandscape, glazedTiles, linearGradient, ringTiles, smoothWallpaper, toGray } from './testing/synthetic-images';
 import type { RgbImage } from './types';
 import { DEFAULT_MIN_SCORE, verifyMatch } from './verify';
 
@@ -177,6 +177,21 @@ describe('crops placed by their pixels', () => {
       const half = await evidence(await edit.jpeg(await edit.crop(wall, edit.cropBox(wall, 0.5, x, y)), 60));
       expect(await confirmPlacedCrop(half, stored, UPRIGHT_CHECK)).not.toBeNull();
       expect(await confirmPlacedCrop(half, otherStored, UPRIGHT_CHECK)).toBeNull();
+    }
+  });
+
+  it('confirms an upright crop of a fine crossed lattice whose colours decorrelate a pixel off, once settled, and no crop in lattices of other glazes', async () => {
+    const storedAt600 = async (rgb: RgbImage) => {
+      const stored = await edit.scale(rgb, 600 / rgb.height);
+      return { rgb: await edit.scale(stored, 0.5), features: (await evidence(stored)).features };
+    };
+    const wall = await crossedTiles(36);
+    const turned = await edit.jpeg(await edit.scale(await edit.rotate(await edit.crop(wall, edit.cropBox(wall, 0.5, 0.6, 0.5)), 20), 0.72), 40);
+    const upright = (await uprightEvidence(turned, toGray(turned)))!;
+    expect(await confirmPlacedCrop(upright, await storedAt600(wall), UPRIGHT_CHECK)).not.toBeNull();
+    // Lattices of other tile sizes are left out: a crop of a uniform lattice is a crop of any of them at another scale.
+    for (const other of [await crossedTiles(36, 'hsl(100,45%,60%)'), await crossedTiles(36, 'hsl(200,45%,60%)')]) {
+      expect(await confirmPlacedCrop(upright, await storedAt600(other), UPRIGHT_CHECK)).toBeNull();
     }
   });
 

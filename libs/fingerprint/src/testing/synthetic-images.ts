@@ -130,6 +130,23 @@ export async function glazedTiles(seed: number, tile = 56, width = 1120, height 
 }
 
 /**
+ * Square tiles of `tile` px in one `glaze`, each crossed corner to corner by thin dark lines, on light grout: a lattice
+ * whose colours at a colour comparison's size are mostly its lines and grout, so a placement a pixel off decorrelates them.
+ */
+export async function crossedTiles(tile: number, glaze = 'hsl(40,45%,60%)', width = 1328, height = 767): Promise<RgbImage> {
+  const cells: string[] = [];
+  const s = tile - Math.max(2, Math.round(tile * 0.07));
+  for (let y = 0; y < height; y += tile) {
+    for (let x = 0; x < width; x += tile) {
+      cells.push(`<rect x="${x}" y="${y}" width="${s}" height="${s}" fill="${glaze}"/>`);
+      cells.push(`<path d="M${x} ${y} L${x + s} ${y + s} M${x + s} ${y} L${x} ${y + s}" stroke="hsl(220,50%,35%)" stroke-width="${(s * 0.05).toFixed(1)}"/>`);
+    }
+  }
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}"><rect width="${width}" height="${height}" fill="hsl(40,10%,85%)"/>${cells.join('')}</svg>`;
+  return toRgb(sharp(Buffer.from(svg)));
+}
+
+/**
  * A twill of `thread` px threads, warp and weft of two hues crossing over each other `twill` threads at a time (1: a
  * plain weave): a fine pattern whose every square has twins, which shrunk for a coarse search is one colour.
  */
