@@ -312,8 +312,8 @@ export async function confirmWholeImage(query: ImageEvidence, target: ImageEvide
  * another glaze settles onto the query as well (86), and at a quarter size its thin joints and glaze blend into colours
  * too grey for a hue check; its colours were 9.5 levels off (the copy's 0.7). In a pair probe of the benchmark families'
  * images (rotated ±20° and turned upright, or halved and re-encoded at JPEG q30, against their own image and the others
- * of their family and shape), settling confirmed 26 more of 576 copies (19 of 371 upright, 7 of 205 halved) and none
- * of 6,207 other pairs. Judged as the alignment as cut is (`check`): the colours agreeing pixel for pixel over the whole
+ * of their family and shape), settling confirmed 26 more of 265 copies (19 of 163 upright, 7 of 102 halved) and none
+ * of 2,882 other pairs. Judged as the alignment as cut is (`check`): the colours agreeing pixel for pixel over the whole
  * frame are what a crop's settled alignment lacks, and why that one is judged as a shared design.
  */
 async function confirmSettledFrame(query: RgbImage, target: RgbImage, fit: MatchResult, targetScale: number, check: DenseCheck): Promise<MatchResult | null> {

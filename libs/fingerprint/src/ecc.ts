@@ -56,10 +56,7 @@ export function eccAffine(template: Plane, input: Plane, inputMask: ArrayLike<nu
   let rho = -1;
   let lastRho = -opts.epsilon;
   for (let iteration = 1; iteration <= opts.iterations && Math.abs(rho - lastRho) >= opts.epsilon; iteration++) {
-    warpBilinear(inputSmooth, warped, map, w, h);
-    warpBilinear(gradientX, warpedX, map, w, h);
-    warpBilinear(gradientY, warpedY, map, w, h);
-    warpNearest(preMask, warpedMask, map, w, h);
+    warpAll(map, w, h, { image: inputSmooth, gradientX, gradientY, mask: preMask }, { image: warped, gradientX: warpedX, gradientY: warpedY, mask: warpedMask });
 
     const image = maskedMeanAndDeviation(warped, warpedMask);
     const tmpl = maskedMeanAndDeviation(templateSmooth, warpedMask);
@@ -131,18 +128,8 @@ export function eccAffine(template: Plane, input: Plane, inputMask: ArrayLike<nu
       addSymmetric(hessian, 4, 4, gxx);
       addSymmetric(hessian, 4, 5, gxy);
       addSymmetric(hessian, 5, 5, gyy);
-      imageProjection[0] += ixx;
-      imageProjection[1] += iyx;
-      imageProjection[2] += ix * y;
-      imageProjection[3] += iy * y;
-      imageProjection[4] += ix;
-      imageProjection[5] += iy;
-      templateProjection[0] += txx;
-      templateProjection[1] += tyx;
-      templateProjection[2] += tx * y;
-      templateProjection[3] += ty * y;
-      templateProjection[4] += tx;
-      templateProjection[5] += ty;
+      addRowProjection(imageProjection, ixx, iyx, ix, iy, y);
+      addRowProjection(templateProjection, txx, tyx, tx, ty, y);
     }
     const hessianInverse = invert6(hessian);
     lastRho = rho;
@@ -211,38 +198,49 @@ function mirror(i: number, n: number): number {
   return i;
 }
 
-/** `dst`(x, y) = `src`(map(x, y)), bilinear, 0 outside `src`. */
-function warpBilinear(src: Float32Array, dst: Float32Array, map: AffineMap, w: number, h: number): void {
+/** An image, its gradients and its mask, as warped together. */
+interface Layers<Mask> {
+  image: Float32Array;
+  gradientX: Float32Array;
+  gradientY: Float32Array;
+  mask: Mask;
+}
+
+/**
+ * `to`(x, y) = `from`(map(x, y)) for the image and its gradients (bilinear) and the mask (nearest pixel), 0 outside
+ * `from`: one pass, as the four share every sample's position.
+ */
+function warpAll(map: AffineMap, w: number, h: number, from: Layers<Float32Array>, to: Layers<Uint8Array>): void {
+  const sources = [from.image, from.gradientX, from.gradientY];
+  const targets = [to.image, to.gradientX, to.gradientY];
   for (let y = 0, i = 0; y < h; y++) {
     let u = map[1] * y + map[2];
     let v = map[4] * y + map[5];
     for (let x = 0; x < w; x++, i++, u += map[0], v += map[3]) {
+      const nearestX = Math.round(u);
+      const nearestY = Math.round(v);
+      to.mask[i] = nearestX >= 0 && nearestY >= 0 && nearestX < w && nearestY < h && from.mask[nearestY * w + nearestX] ? 1 : 0;
       const x0 = Math.floor(u);
       const y0 = Math.floor(v);
       const fx = u - x0;
       const fy = v - y0;
       if (x0 >= 0 && y0 >= 0 && x0 + 1 < w && y0 + 1 < h) {
         const k = y0 * w + x0;
-        const top = src[k] + (src[k + 1] - src[k]) * fx;
-        const bottom = src[k + w] + (src[k + w + 1] - src[k + w]) * fx;
-        dst[i] = top + (bottom - top) * fy;
+        for (let layer = 0; layer < 3; layer++) {
+          const src = sources[layer];
+          const top = src[k] + (src[k + 1] - src[k]) * fx;
+          const bottom = src[k + w] + (src[k + w + 1] - src[k + w]) * fx;
+          targets[layer][i] = top + (bottom - top) * fy;
+        }
         continue;
       }
-      const at = (px: number, py: number) => (px < 0 || py < 0 || px >= w || py >= h ? 0 : src[py * w + px]);
-      const top = at(x0, y0) * (1 - fx) + at(x0 + 1, y0) * fx;
-      const bottom = at(x0, y0 + 1) * (1 - fx) + at(x0 + 1, y0 + 1) * fx;
-      dst[i] = top * (1 - fy) + bottom * fy;
-    }
-  }
-}
-
-/** `dst`(x, y) = `src`(map(x, y)) at the nearest pixel, 0 outside `src`. */
-function warpNearest(src: Float32Array, dst: Uint8Array, map: AffineMap, w: number, h: number): void {
-  for (let y = 0, i = 0; y < h; y++) {
-    for (let x = 0; x < w; x++, i++) {
-      const u = Math.round(map[0] * x + map[1] * y + map[2]);
-      const v = Math.round(map[3] * x + map[4] * y + map[5]);
-      dst[i] = u >= 0 && v >= 0 && u < w && v < h && src[v * w + u] ? 1 : 0;
+      for (let layer = 0; layer < 3; layer++) {
+        const src = sources[layer];
+        const at = (px: number, py: number) => (px < 0 || py < 0 || px >= w || py >= h ? 0 : src[py * w + px]);
+        const top = at(x0, y0) * (1 - fx) + at(x0 + 1, y0) * fx;
+        const bottom = at(x0, y0 + 1) * (1 - fx) + at(x0 + 1, y0 + 1) * fx;
+        targets[layer][i] = top * (1 - fy) + bottom * fy;
+      }
     }
   }
 }
@@ -261,6 +259,19 @@ function maskedMeanAndDeviation(values: Float32Array, mask: Uint8Array): { mean:
   if (count === 0) return { mean: 0, deviation: 0, count };
   const mean = sum / count;
   return { mean, deviation: Math.sqrt(Math.max(0, squares / count - mean * mean)), count };
+}
+
+/**
+ * Adds one row's sums to a projection onto the Jacobian (parameters as in the Hessian): Σ gx·x·v, Σ gy·x·v, Σ gx·v and
+ * Σ gy·v over the row, whose y is factored in here.
+ */
+function addRowProjection(projection: Float64Array, gxX: number, gyX: number, gx: number, gy: number, y: number): void {
+  projection[0] += gxX;
+  projection[1] += gyX;
+  projection[2] += gx * y;
+  projection[3] += gy * y;
+  projection[4] += gx;
+  projection[5] += gy;
 }
 
 /** Adds `value` at (r, c) and, off the diagonal, at (c, r) of a 6 × 6 row-major matrix. */
