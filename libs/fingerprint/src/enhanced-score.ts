@@ -36,6 +36,8 @@ const SETTLE_ITERATIONS = 5;
 const SETTLE_MAX_SCALE = 0.04;
 const SETTLE_MAX_SHEAR = 0.04;
 const SETTLE_MAX_SHIFT = 12;
+/** The settle stops once an iteration changes the correlation coefficient by less than this (OpenCV's usual 1e-4). */
+const SETTLE_EPSILON = 1e-4;
 
 /**
  * Second-pass score 0-100 (rounded to 0.1): warps the target onto the query with the match transform and
@@ -75,8 +77,8 @@ export async function alignedByPixels(queryRgb: RgbImage, targetRgb: RgbImage, m
  * The alignment (target → query, at the size the fit refers to) that a placement's pixels settle to: the affine
  * correction of `transform` that best aligns the grey levels of the warped collection image with the query's
  * (`eccAffine`, OpenCV's ECC in plain arrays) at COMPARE_SIDE, within a few pixels and percent of it (SETTLE_*), else
- * null. It refines a placement whose colours already agree; it is not for weak fits of repeating patterns, which it aligns with
- * other patterns of their grid just as well (docs/benchmarks.md, session 44).
+ * null. It refines a placement or a whole frame whose colours already agree; it is not for weak fits of repeating
+ * patterns, which it aligns with other patterns of their grid just as well (docs/benchmarks.md, session 44).
  */
 export async function settledAlignment(queryRgb: RgbImage, targetRgb: RgbImage, transform: Homography, targetScale: number): Promise<Homography | null> {
   const { cv } = await loadOpenCv();
@@ -136,7 +138,7 @@ function withComparison<T>(cv: any, queryRgb: RgbImage, targetRgb: RgbImage, tar
         // Grey levels as they are, not blurred as the scorer's: made here, as few comparisons settle.
         const query = own(new cv.Mat());
         cv.resize(queryGrey, query, size, 0, 0, cv.INTER_AREA);
-        return eccAffine({ data: query.data, width: w, height: h }, { data: warped.data, width: w, height: h }, mask.data, { iterations: SETTLE_ITERATIONS, epsilon: 1e-4 });
+        return eccAffine({ data: query.data, width: w, height: h }, { data: warped.data, width: w, height: h }, mask.data, { iterations: SETTLE_ITERATIONS, epsilon: SETTLE_EPSILON });
       });
       if (!correction) return null;
       const [a, b, shiftX, c, d, shiftY] = correction;
