@@ -8,6 +8,7 @@
  * heap, and after some 170 such pairs every OpenCV call of the process or thread failed. Giving up is an ordinary
  * answer here: null.
  */
+import type { GrayImage } from './types';
 
 /** The affine map [a00, a01, a02, a10, a11, a12] from template pixels to input pixels. */
 export type AffineMap = [number, number, number, number, number, number];
@@ -19,19 +20,12 @@ export interface EccOptions {
   epsilon: number;
 }
 
-/** One grey image of `width` × `height`, row-major. */
-interface Plane {
-  data: ArrayLike<number>;
-  width: number;
-  height: number;
-}
-
 /**
  * The affine map that best aligns `input` with `template` (both `width` × `height`; input pixel = map(template pixel)),
  * over the input's pixels where `inputMask` is set, or null when the images do not correlate enough to align (the
  * correlation would be minimised, or is undefined).
  */
-export function eccAffine(template: Plane, input: Plane, inputMask: ArrayLike<number>, opts: EccOptions): AffineMap | null {
+export function eccAffine(template: GrayImage, input: GrayImage, inputMask: Uint8Array, opts: EccOptions): AffineMap | null {
   const { width: w, height: h } = template;
   if (input.width !== w || input.height !== h) throw new RangeError('eccAffine aligns images of one size');
   const n = w * h;
