@@ -52,8 +52,7 @@ export function eccAffine(template: GrayImage, input: GrayImage, inputMask: Uint
   for (let iteration = 1; iteration <= opts.iterations && Math.abs(rho - lastRho) >= opts.epsilon; iteration++) {
     warpAll(map, w, h, { image: inputSmooth, gradientX, gradientY, mask: preMask }, { image: warped, gradientX: warpedX, gradientY: warpedY, mask: warpedMask });
 
-    const image = maskedMeanAndDeviation(warped, warpedMask);
-    const tmpl = maskedMeanAndDeviation(templateSmooth, warpedMask);
+    const { image, template: tmpl } = maskedMoments(warped, templateSmooth, warpedMask);
     // Outside the mask the image keeps its values, as OpenCV's masked subtraction leaves them: only the Jacobian's
     // pixels along the mask's edge (interpolated gradients) see them.
     for (let i = 0; i < n; i++) {
@@ -81,23 +80,24 @@ export function eccAffine(template: GrayImage, input: GrayImage, inputMask: Uint
         correlation += tmpl * image;
         if (gx === 0 && gy === 0) continue;
         const gxgx = gx * gx, gxgy = gx * gy, gygy = gy * gy;
+        const gxgxX = gxgx * x, gxgyX = gxgy * x, gygyX = gygy * x, gxX = gx * x, gyX = gy * x;
         gxx += gxgx;
         gxy += gxgy;
         gyy += gygy;
-        gxxx += gxgx * x;
-        gxyx += gxgy * x;
-        gyyx += gygy * x;
-        gxxxx += gxgx * x * x;
-        gxyxx += gxgy * x * x;
-        gyyxx += gygy * x * x;
+        gxxx += gxgxX;
+        gxyx += gxgyX;
+        gyyx += gygyX;
+        gxxxx += gxgxX * x;
+        gxyxx += gxgyX * x;
+        gyyxx += gygyX * x;
         ix += gx * image;
         iy += gy * image;
-        ixx += gx * x * image;
-        iyx += gy * x * image;
+        ixx += gxX * image;
+        iyx += gyX * image;
         tx += gx * tmpl;
         ty += gy * tmpl;
-        txx += gx * x * tmpl;
-        tyx += gy * x * tmpl;
+        txx += gxX * tmpl;
+        tyx += gyX * tmpl;
       }
       // Rows of the Hessian, parameters p0 = gx·x, p1 = gy·x, p2 = gx·y, p3 = gy·y, p4 = gx, p5 = gy.
       const yy2 = y * y;
@@ -158,7 +158,12 @@ function smooth5(src: Float32Array, w: number, h: number): Float32Array {
   for (let y = 0; y < h; y++) {
     const row = y * w;
     for (let x = 0; x < w; x++) {
-      rows[row + x] = (src[row + mirror(x - 2, w)] + 4 * src[row + mirror(x - 1, w)] + 6 * src[row + x] + 4 * src[row + mirror(x + 1, w)] + src[row + mirror(x + 2, w)]) / 16;
+      const i = row + x;
+      // Only the two pixels at each end of a row reach past it.
+      rows[i] =
+        x >= 2 && x < w - 2
+          ? (src[i - 2] + 4 * src[i - 1] + 6 * src[i] + 4 * src[i + 1] + src[i + 2]) / 16
+          : (src[row + mirror(x - 2, w)] + 4 * src[row + mirror(x - 1, w)] + 6 * src[i] + 4 * src[row + mirror(x + 1, w)] + src[row + mirror(x + 2, w)]) / 16;
     }
   }
   const out = new Float32Array(src.length);
@@ -205,51 +210,73 @@ interface Layers<Mask> {
  * `from`: one pass, as the four share every sample's position.
  */
 function warpAll(map: AffineMap, w: number, h: number, from: Layers<Float32Array>, to: Layers<Uint8Array>): void {
-  const sources = [from.image, from.gradientX, from.gradientY];
-  const targets = [to.image, to.gradientX, to.gradientY];
+  const { image, gradientX, gradientY, mask } = from;
+  const { image: toImage, gradientX: toX, gradientY: toY, mask: toMask } = to;
   for (let y = 0, i = 0; y < h; y++) {
     let u = map[1] * y + map[2];
     let v = map[4] * y + map[5];
     for (let x = 0; x < w; x++, i++, u += map[0], v += map[3]) {
       const nearestX = Math.round(u);
       const nearestY = Math.round(v);
-      to.mask[i] = nearestX >= 0 && nearestY >= 0 && nearestX < w && nearestY < h && from.mask[nearestY * w + nearestX] ? 1 : 0;
+      toMask[i] = nearestX >= 0 && nearestY >= 0 && nearestX < w && nearestY < h && mask[nearestY * w + nearestX] ? 1 : 0;
       const x0 = Math.floor(u);
       const y0 = Math.floor(v);
       const fx = u - x0;
       const fy = v - y0;
       if (x0 >= 0 && y0 >= 0 && x0 + 1 < w && y0 + 1 < h) {
         const k = y0 * w + x0;
-        for (let layer = 0; layer < 3; layer++) {
-          const src = sources[layer];
-          const top = src[k] + (src[k + 1] - src[k]) * fx;
-          const bottom = src[k + w] + (src[k + w + 1] - src[k + w]) * fx;
-          targets[layer][i] = top + (bottom - top) * fy;
-        }
-        continue;
-      }
-      for (let layer = 0; layer < 3; layer++) {
-        const src = sources[layer];
-        const at = (px: number, py: number) => (px < 0 || py < 0 || px >= w || py >= h ? 0 : src[py * w + px]);
-        const top = at(x0, y0) * (1 - fx) + at(x0 + 1, y0) * fx;
-        const bottom = at(x0, y0 + 1) * (1 - fx) + at(x0 + 1, y0 + 1) * fx;
-        targets[layer][i] = top * (1 - fy) + bottom * fy;
+        toImage[i] = bilinear(image, k, w, fx, fy);
+        toX[i] = bilinear(gradientX, k, w, fx, fy);
+        toY[i] = bilinear(gradientY, k, w, fx, fy);
+      } else {
+        toImage[i] = bilinearAtBorder(image, x0, y0, w, h, fx, fy);
+        toX[i] = bilinearAtBorder(gradientX, x0, y0, w, h, fx, fy);
+        toY[i] = bilinearAtBorder(gradientY, x0, y0, w, h, fx, fy);
       }
     }
   }
 }
 
-/** Mean and standard deviation of `values` where `mask` is set, and how many pixels that is. */
-function maskedMeanAndDeviation(values: Float32Array, mask: Uint8Array): { mean: number; deviation: number; count: number } {
+/** `src` interpolated at (x0 + fx, y0 + fy), `k` = y0 · w + x0, all four neighbours inside. */
+function bilinear(src: Float32Array, k: number, w: number, fx: number, fy: number): number {
+  const top = src[k] + (src[k + 1] - src[k]) * fx;
+  const bottom = src[k + w] + (src[k + w + 1] - src[k + w]) * fx;
+  return top + (bottom - top) * fy;
+}
+
+/** `bilinear` where some of the four neighbours are outside the image: those count as 0. */
+function bilinearAtBorder(src: Float32Array, x0: number, y0: number, w: number, h: number, fx: number, fy: number): number {
+  const top = sampleOrZero(src, x0, y0, w, h) * (1 - fx) + sampleOrZero(src, x0 + 1, y0, w, h) * fx;
+  const bottom = sampleOrZero(src, x0, y0 + 1, w, h) * (1 - fx) + sampleOrZero(src, x0 + 1, y0 + 1, w, h) * fx;
+  return top * (1 - fy) + bottom * fy;
+}
+
+function sampleOrZero(src: Float32Array, x: number, y: number, w: number, h: number): number {
+  return x < 0 || y < 0 || x >= w || y >= h ? 0 : src[y * w + x];
+}
+
+interface Moments {
+  mean: number;
+  deviation: number;
+  count: number;
+}
+
+/** Mean and standard deviation of the warped image and of the template where `mask` is set, and how many pixels that is. */
+function maskedMoments(image: Float32Array, template: Float32Array, mask: Uint8Array): { image: Moments; template: Moments } {
   let count = 0;
-  let sum = 0;
-  let squares = 0;
-  for (let i = 0; i < values.length; i++) {
+  let imageSum = 0, imageSquares = 0, templateSum = 0, templateSquares = 0;
+  for (let i = 0; i < image.length; i++) {
     if (!mask[i]) continue;
     count++;
-    sum += values[i];
-    squares += values[i] * values[i];
+    imageSum += image[i];
+    imageSquares += image[i] * image[i];
+    templateSum += template[i];
+    templateSquares += template[i] * template[i];
   }
+  return { image: moments(imageSum, imageSquares, count), template: moments(templateSum, templateSquares, count) };
+}
+
+function moments(sum: number, squares: number, count: number): Moments {
   if (count === 0) return { mean: 0, deviation: 0, count };
   const mean = sum / count;
   return { mean, deviation: Math.sqrt(Math.max(0, squares / count - mean * mean)), count };
