@@ -294,12 +294,10 @@ export async function confirmWholeImage(query: ImageEvidence, target: ImageEvide
   if (confirmed) return confirmed;
   const { correlation, meanDifference } = await colourLikeness(q, target.rgb, flipped);
   if (meanDifference > WHOLE_LIKENESS_MAX_DIFFERENCE) return null;
-  const settled = await confirmSettledFrame(q, target.rgb, fit, targetScale, check);
-  if (settled) return settled;
   // A smooth gradient's gradients are the same everywhere and JPEG noise decides their correlation: its colours, pixel
-  // for pixel at a small size, still tell a copy.
-  if (correlation < WHOLE_LIKENESS_MIN_CORRELATION) return null;
-  return { ...fit, score: Math.round(DEFAULT_MIN_SCORE * correlation * 100) / 100 };
+  // for pixel at a small size, still tell a copy. Checked before the settle, which costs a few alignments.
+  if (correlation >= WHOLE_LIKENESS_MIN_CORRELATION) return { ...fit, score: Math.round(DEFAULT_MIN_SCORE * correlation * 100) / 100 };
+  return confirmSettledFrame(q, target.rgb, fit, targetScale, check);
 }
 
 /**
