@@ -207,11 +207,7 @@ export class InvertedIndex {
     }
     // The votes are the vote kernel's memory, which this thread's next vote reuses: read before anything else votes.
     const votes = this.postings.addVotes(lists.subarray(0, voting), idfs.subarray(0, voting), tfQueries.subarray(0, voting), n, helper);
-    const { dead, normOfSlot } = this;
-    for (let slot = 0; slot < n; slot++) {
-      if (votes[slot] > 0) votes[slot] = dead[slot] ? 0 : votes[slot] / normOfSlot[slot];
-    }
-    return topK(votes, limit).map((slot) => ({ imageKey: this.keyOfSlot[slot], votes: votes[slot] }));
+    return topNormalisedVotes(votes, this.normOfSlot, this.dead, limit).map((slot) => ({ imageKey: this.keyOfSlot[slot], votes: votes[slot] }));
   }
 
   /**
@@ -330,6 +326,38 @@ export function termFrequencies(words: Uint32Array): Map<number, number> {
   return counts;
 }
 
+/**
+ * `topK` of the live slots' votes divided by their norms, in one pass: a slot's quotient is computed where its vote is
+ * positive and written back only where it enters the top k (which compares against those), so the kernel's memory of
+ * a million slots is read once and not rewritten. Ranks and quotients are `topK`'s of the divided votes; the votes of
+ * the returned slots hold their quotients.
+ */
+function topNormalisedVotes(votes: Float64Array, norms: Float64Array, dead: Uint8Array, k: number): number[] {
+  const best: number[] = [];
+  let floor = 0;
+  for (let slot = 0; slot < votes.length; slot++) {
+    if (!(votes[slot] > 0) || dead[slot]) continue;
+    const v = votes[slot] / norms[slot];
+    if (v <= floor && best.length >= k) continue;
+    votes[slot] = v;
+    floor = insertRanked(best, votes, slot, k);
+  }
+  return best;
+}
+
+/**
+ * Inserts index `i` into `best` (indices of `values`, largest value first, at most `k`), and gives back the value an
+ * index must pass to enter once `best` is full (0 until then).
+ */
+function insertRanked(best: number[], values: Float64Array, i: number, k: number): number {
+  const v = values[i];
+  let at = best.length;
+  while (at > 0 && values[best[at - 1]] < v) at--;
+  best.splice(at, 0, i);
+  if (best.length > k) best.pop();
+  return best.length >= k ? values[best[best.length - 1]] : 0;
+}
+
 /** Indices of the `k` largest positive values, largest first (partial selection, no full sort of N). */
 export function topK(values: Float64Array, k: number): number[] {
   const best: number[] = [];
@@ -338,11 +366,7 @@ export function topK(values: Float64Array, k: number): number[] {
     const v = values[i];
     if (v <= floor && best.length >= k) continue;
     if (v <= 0) continue;
-    let at = best.length;
-    while (at > 0 && values[best[at - 1]] < v) at--;
-    best.splice(at, 0, i);
-    if (best.length > k) best.pop();
-    if (best.length >= k) floor = values[best[best.length - 1]];
+    floor = insertRanked(best, values, i, k);
   }
   return best;
 }
