@@ -13,6 +13,8 @@ export { enhancedScore } from './enhanced-score';
 export { confirmDense, confirmDenseFit, confirmPlacedCrop, confirmUpright, confirmWeakFit, confirmWholeImage, sameFrameShape, UPRIGHT_CHECK, type DenseCheck, overlapsForDense, weakFitOptions, worthDenseCheck, DENSE_CONFIRM_MIN, type ImageEvidence } from './dense-confirm';
 export { confirmSharedDetail } from './shared-detail';
 export { isSmoothThroughout } from './smoothness';
+export { averageCells } from './cell-average';
+export type { CellGrid } from './cell-average';
 export { derotate, dominantRotation, matchInRotatedFrame, uprightCopy, uprightEvidence, type ContentBoxOf, type Derotated, type DominantRotation } from './rotation';
 export { renderOverlay } from './overlay';
 export { cropRgb, rgbToGray, type PixelBox, type PixelRegion } from './rgb';

@@ -1,3 +1,4 @@
+import { averageCells } from './cell-average';
 import type { GrayImage } from './types';
 
 /** The longer side an image is averaged down to before its curvature is read: finer than a gradient, coarser than JPEG blocks. */
@@ -16,7 +17,8 @@ export const SMOOTH_MAX_CURVATURE = 12;
  * which keeps night skies (black, but for their stars) out.
  */
 export function isSmoothThroughout(gray: GrayImage): boolean {
-  const { data, width, height } = averagedDown(gray, SMOOTH_SIDE);
+  // At least 3 cells a side, so that even a thin strip has an inside whose curvature can be read.
+  const { means: data, cellsX: width, cellsY: height } = averageCells(gray, 1, SMOOTH_SIDE, 3);
   for (let y = 1; y < height - 1; y++) {
     for (let x = 1; x < width - 1; x++) {
       const i = y * width + x;
@@ -25,23 +27,4 @@ export function isSmoothThroughout(gray: GrayImage): boolean {
     }
   }
   return true;
-}
-
-/** `gray` averaged over the cells of a grid of `side` cells on its longer side (every pixel counted in one cell). */
-function averagedDown(gray: GrayImage, side: number): { data: Float32Array; width: number; height: number } {
-  const factor = Math.min(1, side / Math.max(gray.width, gray.height));
-  const width = Math.max(3, Math.round(gray.width * factor));
-  const height = Math.max(3, Math.round(gray.height * factor));
-  const sums = new Float32Array(width * height);
-  const counts = new Uint32Array(width * height);
-  const cellX = Int32Array.from({ length: gray.width }, (_, x) => Math.min(width - 1, Math.floor((x * width) / gray.width)));
-  for (let y = 0; y < gray.height; y++) {
-    const row = Math.min(height - 1, Math.floor((y * height) / gray.height)) * width;
-    for (let x = 0; x < gray.width; x++) {
-      sums[row + cellX[x]] += gray.data[y * gray.width + x];
-      counts[row + cellX[x]]++;
-    }
-  }
-  for (let i = 0; i < sums.length; i++) sums[i] /= counts[i] || 1;
-  return { data: sums, width, height };
 }

@@ -1,4 +1,4 @@
-import { averageCells } from './cell-average';
+import { averageCells } from '@loupe/fingerprint';
 import type { ImageInfo, RgbImage } from './types';
 
 export interface ImageAssessment {
@@ -51,7 +51,7 @@ function robustSpread(values: Float32Array): number {
 
 /** Whether the image is essentially one flat color: small spread in luma and both chroma channels. */
 export function isSingleColor(img: RgbImage): boolean {
-  const { means } = averageCells(img, FLATNESS_GRID_CELLS);
+  const { means } = averageCells(img, 3, FLATNESS_GRID_CELLS);
   const cells = means.length / 3;
   const luma = new Float32Array(cells);
   const cb = new Float32Array(cells);
