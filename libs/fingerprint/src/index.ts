@@ -4,7 +4,7 @@ export { fingerprintHealth } from './health';
 export { serializeFeatures, deserializeFeatures, storedFrame } from './features-codec';
 export { Vocabulary } from './vocabulary';
 export { defaultVocabulary, DEFAULT_VOCABULARY_PATH, searchVocabulary, SEARCH_VOCABULARY_PATH } from './default-vocabulary';
-export { InvertedIndex, mergeVoteStatistics, STOP_LIST_MIN_IMAGES, STOP_WORD_SHARE, termFrequencies, topK, type SectionReader, type VoteOptions, type VoteStatistics } from './inverted-index';
+export { InvertedIndex, mergeVoteStatistics, STOP_LIST_MIN_IMAGES, STOP_WORD_SHARE, termFrequencies, type SectionReader, type VoteOptions, type VoteStatistics } from './inverted-index';
 export { VoteThread } from './pool/vote-thread';
 export type { VoteHelper } from './posting-lists';
 export { verifyMatch, DEFAULT_MIN_INLIERS, DEFAULT_MIN_SCORE, MirrorFeaturesMissingError } from './verify';

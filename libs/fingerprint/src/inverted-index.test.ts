@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InvertedIndex, mergeVoteStatistics, STOP_LIST_MIN_IMAGES, STOP_WORD_SHARE, stopWordBound, termFrequencies, topK } from './inverted-index';
+import { InvertedIndex, mergeVoteStatistics, STOP_LIST_MIN_IMAGES, STOP_WORD_SHARE, stopWordBound, termFrequencies } from './inverted-index';
 import { seededRandom } from './random';
 
 const words = (...ws: number[]) => Uint32Array.from(ws);
@@ -322,5 +322,7 @@ function referenceCandidates(images: Map<number, Uint32Array>, query: Uint32Arra
   keys.forEach((key, i) => {
     if (votes[i] > 0) votes[i] /= Math.sqrt(Math.max(1, images.get(key)!.length));
   });
-  return topK(votes, limit).map((i) => ({ imageKey: keys[i], votes: votes[i] }));
+  const ranked = keys.map((_, i) => i).filter((i) => votes[i] > 0);
+  ranked.sort((a, b) => votes[b] - votes[a] || a - b);
+  return ranked.slice(0, limit).map((i) => ({ imageKey: keys[i], votes: votes[i] }));
 }

@@ -1,4 +1,5 @@
 import { MAP_ENTRY_BYTES, PostingLists, VoteHelper } from './posting-lists';
+import { TopIndices } from './top-k';
 
 /** Growth of the per-slot arrays when full: by half, not doubled. */
 const GROWTH = 1.5;
@@ -327,46 +328,20 @@ export function termFrequencies(words: Uint32Array): Map<number, number> {
 }
 
 /**
- * `topK` of the live slots' votes divided by their norms, in one pass: a slot's quotient is computed where its vote is
- * positive and written back only where it enters the top k (which compares against those), so the kernel's memory of
- * a million slots is read once and not rewritten. Ranks and quotients are `topK`'s of the divided votes; the votes of
- * the returned slots hold their quotients.
+ * The `k` live slots of the largest votes divided by their norms (`TopIndices`), in one pass: a slot's quotient is
+ * computed where its vote is positive and written back only where it enters the top k (which compares against those),
+ * so the kernel's memory of a million slots is read once and not rewritten. The votes of the returned slots hold their
+ * quotients.
  */
 function topNormalisedVotes(votes: Float64Array, norms: Float64Array, dead: Uint8Array, k: number): number[] {
-  const best: number[] = [];
+  const top = new TopIndices(votes, k);
   let floor = 0;
   for (let slot = 0; slot < votes.length; slot++) {
     if (!(votes[slot] > 0) || dead[slot]) continue;
     const v = votes[slot] / norms[slot];
-    if (v <= floor && best.length >= k) continue;
+    if (v <= floor) continue;
     votes[slot] = v;
-    floor = insertRanked(best, votes, slot, k);
+    floor = top.offer(slot);
   }
-  return best;
-}
-
-/**
- * Inserts index `i` into `best` (indices of `values`, largest value first, at most `k`), and gives back the value an
- * index must pass to enter once `best` is full (0 until then).
- */
-function insertRanked(best: number[], values: Float64Array, i: number, k: number): number {
-  const v = values[i];
-  let at = best.length;
-  while (at > 0 && values[best[at - 1]] < v) at--;
-  best.splice(at, 0, i);
-  if (best.length > k) best.pop();
-  return best.length >= k ? values[best[best.length - 1]] : 0;
-}
-
-/** Indices of the `k` largest positive values, largest first (partial selection, no full sort of N). */
-export function topK(values: Float64Array, k: number): number[] {
-  const best: number[] = [];
-  let floor = 0;
-  for (let i = 0; i < values.length; i++) {
-    const v = values[i];
-    if (v <= floor && best.length >= k) continue;
-    if (v <= 0) continue;
-    floor = insertRanked(best, values, i, k);
-  }
-  return best;
+  return top.ranked();
 }
