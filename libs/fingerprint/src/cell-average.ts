@@ -8,9 +8,9 @@ export interface CellGrid {
 }
 
 /**
- * Box-averages an image of `channels` interleaved channels (1 for grey, 3 for RGB) down to at most `maxCells` cells on its longer side, never
- * more cells than pixels and never fewer than `minCells` on either side; every pixel is counted in exactly one cell.
- * Averaging is what makes later statistics blind to per-pixel noise.
+ * Box-averages an image of `channels` interleaved channels (1 for grey, 3 for RGB) down to at most `maxCells` cells on
+ * its longer side, never more cells than pixels and never fewer than `minCells` on either side; every pixel is counted
+ * in exactly one cell. Averaging is what makes later statistics blind to per-pixel noise.
  */
 export function averageCells(img: GrayImage | RgbImage, channels: number, maxCells: number, minCells = 1): CellGrid {
   const longer = Math.max(img.width, img.height);
