@@ -52,15 +52,15 @@ export function eccAffine(template: GrayImage, input: GrayImage, inputMask: Uint
   for (let iteration = 1; iteration <= opts.iterations && Math.abs(rho - lastRho) >= opts.epsilon; iteration++) {
     warpAll(map, w, h, { image: inputSmooth, gradientX, gradientY, mask: preMask }, { image: warped, gradientX: warpedX, gradientY: warpedY, mask: warpedMask });
 
-    const { image, template: tmpl } = maskedMoments(warped, templateSmooth, warpedMask);
+    const { count, image, template: tmpl } = maskedMoments(warped, templateSmooth, warpedMask);
     // Outside the mask the image keeps its values, as OpenCV's masked subtraction leaves them: only the Jacobian's
     // pixels along the mask's edge (interpolated gradients) see them.
     for (let i = 0; i < n; i++) {
       if (warpedMask[i]) warped[i] -= image.mean;
       templateZeroMean[i] = warpedMask[i] ? templateSmooth[i] - tmpl.mean : 0;
     }
-    const imageNorm = Math.sqrt(image.count) * image.deviation;
-    const templateNorm = Math.sqrt(image.count) * tmpl.deviation;
+    const imageNorm = Math.sqrt(count) * image.deviation;
+    const templateNorm = Math.sqrt(count) * tmpl.deviation;
 
     // The Jacobian of the warped image with respect to the six parameters is, per pixel, in the order of the update:
     // gx·x, gy·x, gx·y, gy·y, gx, gy. Its Gram matrix (the Hessian) and its projections of the images are summed here.
@@ -258,11 +258,10 @@ function sampleOrZero(src: Float32Array, x: number, y: number, w: number, h: num
 interface Moments {
   mean: number;
   deviation: number;
-  count: number;
 }
 
 /** Mean and standard deviation of the warped image and of the template where `mask` is set, and how many pixels that is. */
-function maskedMoments(image: Float32Array, template: Float32Array, mask: Uint8Array): { image: Moments; template: Moments } {
+function maskedMoments(image: Float32Array, template: Float32Array, mask: Uint8Array): { count: number; image: Moments; template: Moments } {
   let count = 0;
   let imageSum = 0, imageSquares = 0, templateSum = 0, templateSquares = 0;
   for (let i = 0; i < image.length; i++) {
@@ -273,13 +272,13 @@ function maskedMoments(image: Float32Array, template: Float32Array, mask: Uint8A
     templateSum += template[i];
     templateSquares += template[i] * template[i];
   }
-  return { image: moments(imageSum, imageSquares, count), template: moments(templateSum, templateSquares, count) };
+  return { count, image: moments(imageSum, imageSquares, count), template: moments(templateSum, templateSquares, count) };
 }
 
 function moments(sum: number, squares: number, count: number): Moments {
-  if (count === 0) return { mean: 0, deviation: 0, count };
+  if (count === 0) return { mean: 0, deviation: 0 };
   const mean = sum / count;
-  return { mean, deviation: Math.sqrt(Math.max(0, squares / count - mean * mean)), count };
+  return { mean, deviation: Math.sqrt(Math.max(0, squares / count - mean * mean)) };
 }
 
 /**
