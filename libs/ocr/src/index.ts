@@ -12,3 +12,7 @@ export { createOcrPool, OcrPoolClosedError, type OcrPool, type OcrPoolOptions, t
 export { DEFAULT_PREPARE, labelCylinder, prepareForOcr, UNWRAP_BELOW_SQUEEZE, type PrepareOptions, type PreparedImage } from './ocr-prepare';
 export { estimateCylinder, unwrapCylinder, type Cylinder, type Unwrapped } from './cylinder';
 export { traced, type StageTrace } from './trace';
+export { findTextLines } from './text-lines';
+export { readAlignedLines, readingsDisagree, type BandReader, type LineReading, type ToQuery } from './aligned-text';
+export { LazyOcrPool } from './lazy-pool';
+export type { TextBand } from './text-bands';

@@ -24,6 +24,8 @@ export interface RecognizeOptions {
 export interface OcrPool {
   /** Lines of text in the image (or in region of it), boxes in the image's pixels, top to bottom. */
   recognize(img: RgbImage, region?: PixelBox, options?: RecognizeOptions): Promise<OcrLine[]>;
+  /** Bands of print of a grey image read together (`bandMosaic`, one reading): each band's lines, in the image's pixels. */
+  readBands(grey: GrayImage, bands: TextBand[]): Promise<OcrLine[][]>;
   close(): Promise<void>;
   readonly size: number;
 }
@@ -138,6 +140,10 @@ function printColumns(lines: OcrLine[], width: number): { x0: number; x1: number
   return { x0: extent.x0 - COLUMN_MARGIN_SHARE * width, x1: extent.x1 + COLUMN_MARGIN_SHARE * width };
 }
 
+function overlapArea(a: PixelBox, b: PixelBox): number {
+  return Math.max(0, Math.min(a.x1, b.x1) - Math.max(a.x0, b.x0)) * Math.max(0, Math.min(a.y1, b.y1) - Math.max(a.y0, b.y0));
+}
+
 /** A first-pass line is replaced by a band's second reading when most of it lies in that band. */
 function within(line: OcrLine, band: TextBand): boolean {
   const overlap = Math.min(line.box.y1, band.box.y1) - Math.max(line.box.y0, band.box.y0);
@@ -211,6 +217,19 @@ export async function createOcrPool(opts: OcrPoolOptions = {}): Promise<OcrPool>
         ];
       }
       return inOriginal(lines);
+    },
+    async readBands(grey, bands) {
+      if (closed) throw new OcrPoolClosedError();
+      if (bands.length === 0) return [];
+      const mosaic = bandMosaic(grey, bands);
+      const lines = toLines(await read(mosaic.image, undefined, 'band reading'), (b) => mosaicToSource(mosaic, b), MIN_BAND_WORD_CONFIDENCE);
+      const perBand = bands.map((): OcrLine[] => []);
+      for (const line of lines) {
+        const overlaps = mosaic.placements.map((p) => overlapArea(line.box, p.source));
+        const best = overlaps.indexOf(Math.max(...overlaps));
+        if (overlaps[best] > 0) perBand[best].push(line);
+      }
+      return perBand;
     },
     async close() {
       if (closed) return;

@@ -122,6 +122,8 @@ export function findTextBands(g: GrayImage, columns?: { x0: number; x1: number }
 
 /** Band height tesseract reads best at: caps and figures of ~30-40 px, as at 10-12 pt scanned at 300 dpi. */
 export const BAND_TARGET_HEIGHT = 48;
+/** Ground read round a band's ink in the mosaic, as a share of the band's height. */
+export const BAND_MARGIN_SHARE = 0.15;
 /** White space round each band and between bands in the mosaic, as a share of the target height. */
 const MOSAIC_PAD_SHARE = 0.5;
 
@@ -153,7 +155,7 @@ export function bandMosaic(g: GrayImage, bands: TextBand[], targetHeight = BAND_
     const h = band.box.y1 - band.box.y0;
     const scale = targetHeight / h;
     // A little of the ground round the ink, so that glyphs touching the band's edge keep their outline.
-    const margin = Math.round(h * 0.15);
+    const margin = Math.round(h * BAND_MARGIN_SHARE);
     const source = {
       x0: Math.max(0, band.box.x0 - margin),
       y0: Math.max(0, band.box.y0 - margin),
