@@ -1,4 +1,5 @@
-import { computeThreads, createProcessors, IngestItem, IngestPayload, IngestResult, JobKind, stagingKey, WineLabelReader } from '@loupe/jobs';
+import { computeThreads, createProcessors, IngestItem, IngestPayload, IngestResult, JobKind, stagingKey } from '@loupe/jobs';
+import { LazyOcrPool } from '@loupe/ocr';
 import type { Infrastructure } from '@loupe/runtime';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -108,9 +109,9 @@ export async function bulkAdd(
   const account = await infra.accounts.find(accountName);
   if (!account) throw new Error(`There is no account named "${accountName}".`);
   const ref = { accountId: account.id, service };
-  const labelReader = new WineLabelReader();
+  const ocr = new LazyOcrPool();
   const compute = computeThreads(threads);
-  const ingest = createProcessors(infra, compute, labelReader)[JobKind.Ingest];
+  const ingest = createProcessors(infra, compute, ocr)[JobKind.Ingest];
   const result: BulkAddResult = { done: 0, total: images.length, added: 0, skipped: 0, failed: 0, errors: [] };
 
   /**
@@ -184,7 +185,7 @@ export async function bulkAdd(
   } finally {
     // A batch still running when another failed (the database went away) must end before the threads close.
     await Promise.allSettled(inFlight.map((f) => f.report));
-    await Promise.all([labelReader.close(), compute.close()]);
+    await Promise.all([ocr.close(), compute.close()]);
   }
   return result;
 }

@@ -25,3 +25,4 @@ export { verifyInThisThread, type VerifyBatch } from './verify-batch';
 export { seededRandom } from './random';
 export { differenceHash, hashDistance, GlobalHashIndex } from './global-hash';
 export { colourLikeness, colourOverlap, colourSet, colourSetOfShares, colourShares, decodeColourShares, encodeColourShares } from './colour-set';
+export { applyHomography } from './geometry';

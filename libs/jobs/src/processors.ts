@@ -1,4 +1,5 @@
 import type { VoteHelper } from '@loupe/fingerprint';
+import { LazyOcrPool } from '@loupe/ocr';
 import type { JobQueue, ProcessorMap } from '@loupe/queue';
 import { BlobStore, ColorRepository, Db, ImageRepository, MatchIndexRepository, PublicIndexRepository, WineLabelRepository } from '@loupe/storage';
 import { ColorIngestHook } from './color-palettes';
@@ -14,6 +15,7 @@ import { IndexSnapshotOptions, MatchIndexCache } from './match/index-cache';
 import { IndexSnapshots } from './match/index-snapshot';
 import type { JobProcessors } from './job-registry';
 import { MatchService } from './match/match.service';
+import { NO_PRINT_CHECK, OcrPrintCheck, type PrintCheck } from './match/print-check';
 import { SearchIndexHook } from './match/search-index.hook';
 import type { SearchTrace } from './match/search-trace';
 import { publicIndexProcessors } from './public-index';
@@ -63,25 +65,27 @@ function indexSnapshotOptions(settings: ProcessorDeps['indexSnapshots']): IndexS
 /** Every job kind and the service method that handles it: the one place to read what a worker does. */
 export function createWorkerServices(deps: ProcessorDeps): WorkerServices {
   const compute = computeThreads(deps.computeThreads);
-  // The wine service's OCR pool (one tesseract worker per core), started by the first label read.
-  const labelReader = new WineLabelReader();
+  // One OCR pool (a tesseract worker per core) for the wine service's labels and the names of aligned designs, started by
+  // the first reading.
+  const ocr = new LazyOcrPool();
   return {
-    processors: createProcessors(deps, compute, labelReader),
+    processors: createProcessors(deps, compute, ocr),
     computeParallelism: compute.parallelism,
     close: async () => {
-      await Promise.all([compute.close(), labelReader.close()]);
+      await Promise.all([compute.close(), ocr.close()]);
     },
   };
 }
 
 /**
  * `compute` is where images are prepared and shortlists verified (the caller closes it): the calling thread by default,
- * `computeThreads()` to use every core.
+ * `computeThreads()` to use every core. `ocr`: the tesseract workers every reader of print shares (the caller closes it).
  */
 export function createProcessors(
   deps: ProcessorDeps,
   compute: Compute = IN_THIS_THREAD,
-  labelReader: WineLabelReader = new WineLabelReader(),
+  ocr: LazyOcrPool = new LazyOcrPool(),
+  labelReader: WineLabelReader = new WineLabelReader(ocr),
 ): JobProcessors & ProcessorMap {
   const verifyAll = compute.verifyAll;
   const searchIndex = new SearchIndexHook(deps.matchIndex, compute.run);
@@ -95,11 +99,14 @@ export function createProcessors(
   const planner = deps.ingestFanOut ? new QueuedItemPlanner(deps.ingestFanOut.queue, deps.ingestFanOut.parallelism) : localPlanner;
   const ingest = new IngestService(deps.images, deps.blobs, hooksFor, compute, planner);
   const collections = collectionIndexes(deps, compute.voteThread);
-  const matching = new MatchService(deps.images, deps.matchIndex, deps.blobs, collections.index, verifyAll, compute.run, compute.runOnSpareThread, deps.searchTrace);
+  const matchingBy = (printCheck: PrintCheck) => new MatchService(deps.images, deps.matchIndex, deps.blobs, collections.index, verifyAll, compute.run, compute.runOnSpareThread, deps.searchTrace, printCheck);
+  const matching = matchingBy(new OcrPrintCheck(ocr));
   const deletion = new DeleteService(deps.images, deps.blobs);
   const fingerprint = new FingerprintService(deps.images, deps.blobs, (service) => (MATCHING_SERVICES.has(service) ? searchIndex : null));
   const color = new ColorService(colorRepository, deps.blobs);
-  const wineSearch = new WineSearchService(matching, labelReader, wineLabels, deps.blobs);
+  // A wine search reads the query's label and ranks its image matches by their labels' text (`rankByLabel`): another
+  // label's print is weighed there, and reading it again in each match cost 130 ms at p50 (tools/bench/wine, quick).
+  const wineSearch = new WineSearchService(matchingBy(NO_PRINT_CHECK), labelReader, wineLabels, deps.blobs);
   const wineExtract = new WineExtractService(labelReader, deps.blobs);
   return {
     [JobKind.Ingest]: (payload) => ingest.ingest(payload),

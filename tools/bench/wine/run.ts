@@ -18,7 +18,7 @@
  *   Full (~17 min on 2 cores under load): --labels 1000 --queries 200
  */
 import { computeThreads, createProcessors, JobKind, WineLabelReader, stagingKey, WINE_PREFERRED_SIDE, type IngestPayload, type WineExtractPayload, type WineExtractResult, type IngestResult, type WineSearchPayload, type WineSearchResult } from '@loupe/jobs';
-import { DEFAULT_PREPARE, intersectionOverUnion, type PixelBox } from '@loupe/ocr';
+import { DEFAULT_PREPARE, intersectionOverUnion, LazyOcrPool, type PixelBox } from '@loupe/ocr';
 import { LabelSpec, mulberry32, wineBottlePhoto, wineLabelJpeg } from '@loupe/ocr/src/testing/wine-photos';
 import { loadConfig, openInfrastructure } from '@loupe/runtime';
 import { findContentBox, normalizeImage } from '@loupe/imaging';
@@ -163,8 +163,9 @@ async function main(): Promise<void> {
   const infra = await openInfrastructure(loadConfig({ DATA_DIR: dir, PORT: '0' }));
   // The worker's processors (createWorkerServices), with the label reader's unwrap as the flags say.
   const compute = computeThreads();
-  const labelReader = new WineLabelReader(undefined, UNWRAP_WRAPPED);
-  const processors = createProcessors(infra, compute, labelReader);
+  const ocr = new LazyOcrPool();
+  const labelReader = new WineLabelReader(ocr, UNWRAP_WRAPPED);
+  const processors = createProcessors(infra, compute, ocr, labelReader);
   const run = <R>(kind: string, payload: unknown) => processors[kind](payload, { kind, group: 'bench', attempt: 1 }) as Promise<R>;
   const accountId = (await infra.accounts.ensure('bench')).id;
   const stage = async (data: Buffer) => {

@@ -1,4 +1,4 @@
-import { colourSet, colourShares, isSmoothThroughout, sameFrameShape, storedFrame, confirmDense, noSpareThread, SpareRunner, confirmPlacedCrop, confirmSharedDetail, confirmUpright, DenseCheck, UPRIGHT_CHECK, confirmWholeImage, deserializeFeatures, differenceHash, hashDistance, matchInRotatedFrame, mirrorGray, weakFitOptions, worthDenseCheck, enhancedScore, Features, GrayImage, MatchResult, renderOverlay, RgbImage, runInThisThread, TaskRunner, verifyInThisThread, verifyMatch, VerifyBatch } from '@loupe/fingerprint';
+import { colourSet, colourShares, isSmoothThroughout, sameFrameShape, storedFrame, confirmDense, noSpareThread, SpareRunner, confirmPlacedCrop, confirmSharedDetail, confirmUpright, DenseCheck, UPRIGHT_CHECK, confirmWholeImage, deserializeFeatures, differenceHash, hashDistance, matchInRotatedFrame, mirrorGray, weakFitOptions, worthDenseCheck, enhancedScore, Features, GrayImage, MatchResult, renderOverlay, RgbImage, rgbToGray, runInThisThread, TaskRunner, verifyInThisThread, verifyMatch, VerifyBatch } from '@loupe/fingerprint';
 import { decodeToRgb, findContentBox, findContentInsideFlatBands, NormalizedImage, normalizeImage } from '@loupe/imaging';
 import type { BlobStore, CollectionRef, ImageRepository, MatchIndexRepository } from '@loupe/storage';
 import { CompareResult, ComparePayload, InputRefusedError, MatchItem, QuerySource, SearchPayload, SearchResult } from '../contracts';
@@ -12,6 +12,7 @@ import { denseFitTask, pixelsOnly, placedCropTask, wholeImageTask } from './seco
 import { firstFound, type Found } from './first-found';
 import { matchVocabulary } from './vocabulary';
 import { nativeScaleWordsAhead } from './native-scale-vote';
+import { NO_PRINT_CHECK, type PrintCheck } from './print-check';
 import type { SearchTrace } from './search-trace';
 import { FIRST_ROUND, MAX_VERIFIED, RoundSteps, verifyInRounds, verifyStoredFeatures } from './verify-rounds';
 
@@ -201,6 +202,11 @@ export class MatchService {
      * it: the lists it is told are made only when there is a trace (`?.`).
      */
     private readonly trace?: SearchTrace,
+    /**
+     * Reads the print of two images where a fit aligns them, for concentrated fits (`confirmSharedDetails`) and what the
+     * pixel chances find (`withSamePrint`); none without.
+     */
+    private readonly printCheck: PrintCheck = NO_PRINT_CHECK,
   ) {
     this.loader = new QueryLoader(images, blobs);
   }
@@ -322,12 +328,13 @@ export class MatchService {
       const compareWatch = new Stopwatch().start();
       const flip = { checkHorizontalFlip: options.check_horizontal_flip };
       const plain = [first, second].find((image) => !hasDistinctivePoints(image));
-      // The second chances in a search's order: dense, whole image, placed crop, then those on the first image upright.
+      // The second chances in a search's order: dense, whole image, placed crop, then those on the first image upright;
+      // as in a search, what they find must not read otherwise in print.
       const match =
         (plain ? null : await this.compareFeatures(first, second, flip)) ??
-        (await this.compareWholeImages(first, second, flip)) ??
-        (await confirmPlacedCrop(first, second, {}, findContentInsideFlatBands)) ??
-        (await confirmUpright(first, second, { ...flip, contentBox: findContentBox, insideFlatBands: findContentInsideFlatBands }));
+        (await this.samePrint(first, second, await this.compareWholeImages(first, second, flip))) ??
+        (await this.samePrint(first, second, await confirmPlacedCrop(first, second, {}, findContentInsideFlatBands))) ??
+        (await this.samePrint(first, second, await confirmUpright(first, second, { ...flip, contentBox: findContentBox, insideFlatBands: findContentInsideFlatBands })));
       if (!match && plain) throw new InputRefusedError(tooPlainMessage(plain));
       const items: MatchItem[] = [];
       if (match && match.score >= options.min_score) items.push(await this.describeCompare(first, second, match, payload));
@@ -337,10 +344,17 @@ export class MatchService {
     }
   }
 
-  /** Feature verification of a pair (a concentrated fit checked on its pixels), then the dense second chance. */
+  /** Feature verification of a pair (a concentrated fit checked on its pixels and print), then the dense second chance. */
   private async compareFeatures(first: LoadedQuery, second: LoadedQuery, flip: { checkHorizontalFlip: boolean }): Promise<MatchResult | null> {
     const verified = await verifyMatch(first.features, second.features, flip);
-    return (verified && (await confirmSharedDetail(first.rgb, second.rgb, verified))) ?? (await confirmDense(first, second, flip));
+    const confirmed = verified && (await confirmSharedDetail(first.rgb, second.rgb, verified));
+    const printDiffers = confirmed && verified.concentrated && (await this.printCheck.differs(first.gray, second.gray, verified));
+    return (printDiffers ? null : confirmed) ?? (await this.samePrint(first, second, await confirmDense(first, second, flip)));
+  }
+
+  /** A compared pair's second-chance match, or null when the second image's print reads otherwise in the first. */
+  private async samePrint(first: LoadedQuery, second: LoadedQuery, match: MatchResult | null): Promise<MatchResult | null> {
+    return match && !(await this.printCheck.differs(first.gray, second.gray, match)) ? match : null;
   }
 
   /**
@@ -373,8 +387,9 @@ export class MatchService {
   /**
    * A verified fit whose inliers sit in a small part of the overlap (`concentrated`) is kept only when the aligned
    * pixels agree too (`confirmSharedDetail`: colours, and the collection image's own edges): two logos of one design
-   * fit on their shared mark and tagline alone. Only those candidates' stored images are read (about a fifth of true
-   * matches).
+   * fit on their shared mark and tagline alone. Then, where the query shows the collection image's print, the two must
+   * not read differently (`printCheck`): two badges of one template and colour differ only by their name.
+   * Only those candidates' stored images are read (about a fifth of true matches).
    */
   private async confirmSharedDetails(ref: CollectionRef, query: LoadedQuery, ids: number[], paths: Map<number, string>, results: Array<MatchResult | null>) {
     const concentrated = ids.filter((_, i) => results[i]?.concentrated);
@@ -386,7 +401,9 @@ export class MatchService {
         if (!result?.concentrated) return result;
         // A row without a stored image (imported word lists only) cannot be checked: its fit stands as verified.
         const pixels = pixelsOf.get(ids[i]);
-        return pixels ? confirmSharedDetail(query.rgb, pixels, result, pixels.scale) : result;
+        if (!pixels) return result;
+        const confirmed = await confirmSharedDetail(query.rgb, pixels, result, pixels.scale);
+        return confirmed && (await this.printCheck.differs(query.gray, rgbToGray(pixels), result, pixels.scale)) ? null : confirmed;
       }),
     );
   }
@@ -456,10 +473,22 @@ export class MatchService {
    */
   private pixelChances(search: ChanceSearch, by: LoadedQuery, candidates: number[], neighbours: HashNeighbour[][], placing: () => Promise<number[]>, check: DenseCheck, steps?: StepTimer): Promise<Found> {
     const { ref, fetched, paths, payload, read } = search;
-    const dense = (async () => this.confirmFits(ref, by, await this.weakFits(by, candidates, fetched, payload.options.check_horizontal_flip), paths, read, check))();
-    const whole = this.confirmWholeImages(ref, by, wholeImageCandidates(neighbours, candidates), fetched, paths, read, check);
-    const placed = (async () => this.confirmPlacements(ref, by, await placing(), fetched, paths, read, check))();
+    const samePrint = async (found: Found) => this.withSamePrint(search, by, found);
+    const dense = (async () => samePrint(await this.confirmFits(ref, by, await this.weakFits(by, candidates, fetched, payload.options.check_horizontal_flip), paths, read, check)))();
+    const whole = (async () => samePrint(await this.confirmWholeImages(ref, by, wholeImageCandidates(neighbours, candidates), fetched, paths, read, check)))();
+    const placed = (async () => samePrint(await this.confirmPlacements(ref, by, await placing(), fetched, paths, read, check)))();
     return firstFound([['dense', dense], ['whole_image', whole], ['placement', placed]], steps);
+  }
+
+  /**
+   * `found` without the candidates whose print reads otherwise in `by` where they align (`printCheck`): the pixel
+   * chances compare shapes, colours and edges, which two badges of one template share but for their names.
+   */
+  private async withSamePrint(search: ChanceSearch, by: LoadedQuery, found: Found): Promise<Found> {
+    if (found.length === 0) return found;
+    const stored = await this.storedPixelsOf(search.ref, found.map(({ candidate }) => candidate), search.paths, search.read);
+    const differs = await Promise.all(found.map(({ result }, i) => stored[i] !== null && this.printCheck.differs(by.gray, rgbToGray(stored[i]!), result, stored[i]!.scale)));
+    return found.filter((_, i) => !differs[i]);
   }
 
   /**

@@ -1,5 +1,5 @@
 export * from './contracts';
-export { WineLabelReader, LabelReaderClosedError, type LabelReading } from './label-reader';
+export { WineLabelReader, type LabelReading } from './label-reader';
 export { WineLabelHook } from './label.hook';
 export { WineSearchService } from './wine-search.service';
 export { WineExtractService, noLabelMessage } from './wine-extract.service';

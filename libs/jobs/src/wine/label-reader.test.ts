@@ -1,6 +1,7 @@
 import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fullWidthLabel, wrapOnCylinder } from '@loupe/ocr/src/testing/label-fixtures';
+import { LazyOcrPool } from '@loupe/ocr';
 import { WineLabelReader } from './label-reader';
 
 /** A 700×900 label in DejaVu, every field printed; the vintage at `vintageSize` px. */
@@ -27,7 +28,7 @@ async function label(vintageSize: number): Promise<{ data: Uint8Array; width: nu
 
 /** Real tesseract runs (0.2-0.6 s each). */
 describe('WineLabelReader', () => {
-  const reader = new WineLabelReader(1);
+  const reader = new WineLabelReader(new LazyOcrPool(1));
   afterAll(() => reader.close());
 
   const stagesOf = async (img: Awaited<ReturnType<typeof label>>, fieldsOnly: boolean) => {
@@ -61,7 +62,7 @@ describe('WineLabelReader', () => {
     const { metadata } = await reader.read(img, { fieldsOnly: true, trace: (stage) => stages.push(stage) });
     expect(stages).toContain('cylinder');
     expect(metadata).toMatchObject({ variety_type: 'Sauvignon Blanc', region_name: 'Marlborough', country_name: 'New Zealand' });
-    const plain = new WineLabelReader(1, false);
+    const plain = new WineLabelReader(new LazyOcrPool(1), false);
     try {
       expect((await plain.read(img)).metadata.variety_type).toBeUndefined();
     } finally {

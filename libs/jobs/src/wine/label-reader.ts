@@ -1,4 +1,4 @@
-import { createOcrPool, detectLabel, labelAroundText, labelCylinder, OcrPool, UNWRAP_BELOW_SQUEEZE, parseWineMetadata, traced, unionBox, type OcrLine, type PixelBox, type StageTrace, type WineMetadata, RgbImage } from '@loupe/ocr';
+import { detectLabel, LazyOcrPool, labelAroundText, labelCylinder, UNWRAP_BELOW_SQUEEZE, parseWineMetadata, traced, unionBox, type OcrLine, type PixelBox, type StageTrace, type WineMetadata, RgbImage } from '@loupe/ocr';
 import { Stopwatch } from '../stopwatch';
 import type { WineLabelMetadata } from './contracts';
 
@@ -61,29 +61,18 @@ function hasEveryField(meta: Fields): boolean {
   );
 }
 
-export class LabelReaderClosedError extends Error {
-  constructor() {
-    super('The label reader is closed');
-    this.name = 'LabelReaderClosedError';
-  }
-}
-
 /**
  * Finds the label on a (normalised) photo and reads it: label detection, OCR of the label region (of the whole
  * image when no label stands out, or when the region held no text), then label metadata from the lines.
- * The OCR pool (tesseract.js, offline, one worker per core) starts on the first read, so processes that never
- * read a label never pay its start-up or memory; close() ends it with the processors.
+ * The OCR pool (tesseract.js, offline, one worker per core) starts on the first read (`LazyOcrPool`); close() ends it.
  */
 export class WineLabelReader {
-  private pool: Promise<OcrPool> | null = null;
-  private closed = false;
-
   /**
    * `unwrapWrapped`: a label whose reading lacks a field and whose print is squeezed at the sides (wrapped far
    * round the bottle) is read again laid flat, and the reading with more fields kept.
    */
   constructor(
-    private readonly poolSize?: number,
+    private readonly ocrPool: LazyOcrPool = new LazyOcrPool(),
     private readonly unwrapWrapped = true,
   ) {}
 
@@ -98,7 +87,7 @@ export class WineLabelReader {
     const box = (await traced(trace, 'detect label', () => detectLabel(img))) ?? undefined;
     detectWatch.stop();
     const textWatch = new Stopwatch().start();
-    const pool = await this.ocr();
+    const pool = await this.ocrPool.get();
     const firstReadingSuffices = options.fieldsOnly ? (found: OcrLine[]) => hasEveryField(parseWineMetadata(found, img)) : undefined;
     let lines = await pool.recognize(img, box, { trace, firstReadingSuffices });
     let labelBox = box;
@@ -142,22 +131,6 @@ export class WineLabelReader {
   }
 
   async close(): Promise<void> {
-    this.closed = true;
-    const pool = this.pool;
-    this.pool = null;
-    if (pool) await (await pool.catch(() => null))?.close();
-  }
-
-  private ocr(): Promise<OcrPool> {
-    if (this.closed) return Promise.reject(new LabelReaderClosedError());
-    if (!this.pool) {
-      const starting = createOcrPool({ size: this.poolSize });
-      // A failed start is not cached: the next read tries again.
-      starting.catch(() => {
-        if (this.pool === starting) this.pool = null;
-      });
-      this.pool = starting;
-    }
-    return this.pool;
+    await this.ocrPool.close();
   }
 }

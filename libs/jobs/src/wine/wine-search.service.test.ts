@@ -1,4 +1,5 @@
 import { LabelSpec, wineBottlePhoto, wineLabelJpeg } from '@loupe/ocr/src/testing/wine-photos';
+import { LazyOcrPool } from '@loupe/ocr';
 import { BlobStore, Db, ImageRepository, MatchIndexRepository, WineLabelRepository } from '@loupe/storage';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -44,7 +45,7 @@ describe('WineSearchService on a small label collection added through ingest (te
   beforeAll(async () => {
     store = await openEmbeddedStore('wine-search');
     ({ db, blobs, accountId } = store);
-    reader = new WineLabelReader(2);
+    reader = new WineLabelReader(new LazyOcrPool(2));
     const images = new ImageRepository(db);
     const matchIndex = new MatchIndexRepository(db);
     const labels = new WineLabelRepository(db);

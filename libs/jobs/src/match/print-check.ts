@@ -1,0 +1,26 @@
+import { applyHomography, type GrayImage, type MatchResult } from '@loupe/fingerprint';
+import { readAlignedLines, readingsDisagree, type LazyOcrPool } from '@loupe/ocr';
+
+/**
+ * Whether the collection image's print reads otherwise in the query where a fit aligns them: two designs of one template
+ * (two badges, two labels of a range) that differ only by their name (`readingsDisagree`).
+ */
+export interface PrintCheck {
+  /** `collectionScale`: the collection image's pixels relative to the size the fit refers to (a stored copy's scale). */
+  differs(query: GrayImage, collection: GrayImage, fit: MatchResult, collectionScale?: number): Promise<boolean>;
+}
+
+/** Reads nothing: every fit stands (a service built without OCR, unit tests of other steps). */
+export const NO_PRINT_CHECK: PrintCheck = { differs: async () => false };
+
+/** The print read by tesseract (`readAlignedLines`) on the process's shared OCR pool, started by the first check. */
+export class OcrPrintCheck implements PrintCheck {
+  constructor(private readonly ocr: LazyOcrPool) {}
+
+  async differs(query: GrayImage, collection: GrayImage, fit: MatchResult, collectionScale = 1): Promise<boolean> {
+    const pool = await this.ocr.get();
+    const toQuery = (x: number, y: number) => applyHomography(fit.transform, x / collectionScale, y / collectionScale);
+    const readings = await readAlignedLines((grey, bands) => pool.readBands(grey, bands), query, collection, toQuery);
+    return readingsDisagree(readings);
+  }
+}
