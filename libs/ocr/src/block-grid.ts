@@ -99,8 +99,11 @@ export interface Component {
   y1: number;
 }
 
-/** 4-connected components of a block mask. */
-export function components(mask: Uint8Array, cols: number, rows: number): Component[] {
+/**
+ * Connected components of a mask (of blocks, or of pixels), 4-connected or, with `connectivity` 8, diagonal neighbours
+ * joined too (a thin diagonal stroke of a glyph).
+ */
+export function components(mask: Uint8Array, cols: number, rows: number, connectivity: 4 | 8 = 4): Component[] {
   const label = new Int32Array(mask.length).fill(-1);
   const out: Component[] = [];
   for (let start = 0; start < mask.length; start++) {
@@ -117,11 +120,17 @@ export function components(mask: Uint8Array, cols: number, rows: number): Compon
       comp.y0 = Math.min(comp.y0, y);
       comp.x1 = Math.max(comp.x1, x + 1);
       comp.y1 = Math.max(comp.y1, y + 1);
-      const next = [x > 0 ? i - 1 : -1, x < cols - 1 ? i + 1 : -1, y > 0 ? i - cols : -1, y < rows - 1 ? i + cols : -1];
-      for (const j of next) {
-        if (j >= 0 && mask[j] && label[j] < 0) {
-          label[j] = out.length;
-          stack.push(j);
+      for (let dy = -1; dy <= 1; dy++) {
+        const ny = y + dy;
+        if (ny < 0 || ny >= rows) continue;
+        for (let dx = -1; dx <= 1; dx++) {
+          const nx = x + dx;
+          if (nx < 0 || nx >= cols || (dx === 0 && dy === 0) || (connectivity === 4 && dx !== 0 && dy !== 0)) continue;
+          const j = ny * cols + nx;
+          if (mask[j] && label[j] < 0) {
+            label[j] = out.length;
+            stack.push(j);
+          }
         }
       }
     }

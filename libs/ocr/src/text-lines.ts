@@ -1,3 +1,4 @@
+import { components } from './block-grid';
 import type { GrayImage } from './grey';
 import type { TextBand } from './text-bands';
 import type { PixelBox } from './types';
@@ -92,44 +93,13 @@ function windowMeans(g: GrayImage, r: number): Float32Array {
 /** The 8-connected blobs of `ink` shaped like glyphs, not touching the image's border. */
 function glyphs(ink: Uint8Array, w: number, h: number): Glyph[] {
   const maxHeight = Math.min(w, h) * MAX_GLYPH_HEIGHT_SHARE;
-  const label = new Int32Array(w * h);
-  const stack: number[] = [];
-  const found: Glyph[] = [];
-  let next = 0;
-  for (let start = 0; start < ink.length; start++) {
-    if (!ink[start] || label[start]) continue;
-    label[start] = ++next;
-    stack.push(start);
-    let x0 = w, y0 = h, x1 = -1, y1 = -1, area = 0;
-    while (stack.length > 0) {
-      const p = stack.pop()!;
-      const x = p % w, y = (p - x) / w;
-      area++;
-      if (x < x0) x0 = x;
-      if (x > x1) x1 = x;
-      if (y < y0) y0 = y;
-      if (y > y1) y1 = y;
-      for (let dy = -1; dy <= 1; dy++) {
-        const ny = y + dy;
-        if (ny < 0 || ny >= h) continue;
-        for (let dx = -1; dx <= 1; dx++) {
-          const nx = x + dx;
-          if (nx < 0 || nx >= w) continue;
-          const q = ny * w + nx;
-          if (ink[q] && !label[q]) {
-            label[q] = next;
-            stack.push(q);
-          }
-        }
-      }
-    }
-    const bw = x1 - x0 + 1, bh = y1 - y0 + 1;
-    const fill = area / (bw * bh);
-    const touchesBorder = x0 === 0 || y0 === 0 || x1 === w - 1 || y1 === h - 1;
-    if (touchesBorder || bh < MIN_GLYPH_HEIGHT || bh > maxHeight || bw > bh * MAX_GLYPH_ASPECT || fill < MIN_GLYPH_FILL || fill > MAX_GLYPH_FILL) continue;
-    found.push({ box: { x0, y0, x1: x1 + 1, y1: y1 + 1 }, height: bh });
-  }
-  return found;
+  return components(ink, w, h, 8).flatMap(({ cells, x0, y0, x1, y1 }) => {
+    const bw = x1 - x0, bh = y1 - y0;
+    const fill = cells.length / (bw * bh);
+    const touchesBorder = x0 === 0 || y0 === 0 || x1 === w || y1 === h;
+    if (touchesBorder || bh < MIN_GLYPH_HEIGHT || bh > maxHeight || bw > bh * MAX_GLYPH_ASPECT || fill < MIN_GLYPH_FILL || fill > MAX_GLYPH_FILL) return [];
+    return [{ box: { x0, y0, x1, y1 }, height: bh }];
+  });
 }
 
 /** Glyphs chained left to right with their nearest fitting neighbour, chains of MIN_LINE_GLYPHS or more as boxes. */
