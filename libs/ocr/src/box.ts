@@ -13,8 +13,13 @@ export function boxArea(b: PixelBox): number {
   return Math.max(0, b.x1 - b.x0) * Math.max(0, b.y1 - b.y0);
 }
 
+/** Area of the part two boxes share (0 when they do not overlap). */
+export function intersectionArea(a: PixelBox, b: PixelBox): number {
+  return boxArea({ x0: Math.max(a.x0, b.x0), y0: Math.max(a.y0, b.y0), x1: Math.min(a.x1, b.x1), y1: Math.min(a.y1, b.y1) });
+}
+
 export function intersectionOverUnion(a: PixelBox, b: PixelBox): number {
-  const inter = boxArea({ x0: Math.max(a.x0, b.x0), y0: Math.max(a.y0, b.y0), x1: Math.min(a.x1, b.x1), y1: Math.min(a.y1, b.y1) });
+  const inter = intersectionArea(a, b);
   const union = boxArea(a) + boxArea(b) - inter;
   return union > 0 ? inter / union : 0;
 }

@@ -1,7 +1,7 @@
 import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createWorker, OEM, type Worker, type Page } from 'tesseract.js';
-import { unionBox } from './box';
+import { intersectionArea, unionBox } from './box';
 import type { Cylinder } from './cylinder';
 import type { GrayImage } from './grey';
 import { DEFAULT_PREPARE, prepareForOcr, type PrepareOptions } from './ocr-prepare';
@@ -140,10 +140,6 @@ function printColumns(lines: OcrLine[], width: number): { x0: number; x1: number
   return { x0: extent.x0 - COLUMN_MARGIN_SHARE * width, x1: extent.x1 + COLUMN_MARGIN_SHARE * width };
 }
 
-function overlapArea(a: PixelBox, b: PixelBox): number {
-  return Math.max(0, Math.min(a.x1, b.x1) - Math.max(a.x0, b.x0)) * Math.max(0, Math.min(a.y1, b.y1) - Math.max(a.y0, b.y0));
-}
-
 /** A first-pass line is replaced by a band's second reading when most of it lies in that band. */
 function within(line: OcrLine, band: TextBand): boolean {
   const overlap = Math.min(line.box.y1, band.box.y1) - Math.max(line.box.y0, band.box.y0);
@@ -225,7 +221,7 @@ export async function createOcrPool(opts: OcrPoolOptions = {}): Promise<OcrPool>
       const lines = toLines(await read(mosaic.image, undefined, 'band reading'), (b) => mosaicToSource(mosaic, b), MIN_BAND_WORD_CONFIDENCE);
       const perBand = bands.map((): OcrLine[] => []);
       for (const line of lines) {
-        const overlaps = mosaic.placements.map((p) => overlapArea(line.box, p.source));
+        const overlaps = mosaic.placements.map((p) => intersectionArea(line.box, p.source));
         const best = overlaps.indexOf(Math.max(...overlaps));
         if (overlaps[best] > 0) perBand[best].push(line);
       }

@@ -1,4 +1,5 @@
 import { components } from './block-grid';
+import { boxArea, intersectionArea } from './box';
 import type { GrayImage } from './grey';
 import type { TextBand } from './text-bands';
 import type { PixelBox } from './types';
@@ -62,9 +63,7 @@ function height(box: PixelBox): number {
 
 /** Share of `inner`'s area that lies inside `outer`. */
 function insideShare(inner: PixelBox, outer: PixelBox): number {
-  const w = Math.min(inner.x1, outer.x1) - Math.max(inner.x0, outer.x0);
-  const h = Math.min(inner.y1, outer.y1) - Math.max(inner.y0, outer.y0);
-  return w > 0 && h > 0 ? (w * h) / ((inner.x1 - inner.x0) * height(inner)) : 0;
+  return intersectionArea(inner, outer) / boxArea(inner);
 }
 
 /** Mean grey of the (2r+1)² window round each pixel, clipped at the borders (an integral image). */
