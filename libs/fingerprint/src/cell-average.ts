@@ -17,6 +17,21 @@ export function averageCells(img: GrayImage | RgbImage, channels: number, maxCel
   const cellsOn = (side: number) => Math.max(minCells, Math.min(side, Math.round((maxCells * side) / longer)));
   const cellsX = cellsOn(img.width);
   const cellsY = cellsOn(img.height);
+  const { sums, counts } = sumCells(img, channels, cellsX, cellsY);
+  // A grid held at minCells on a side thinner than that leaves cells without pixels; they read as 0.
+  const means = new Float32Array(sums.length);
+  for (let c = 0; c < counts.length; c++) {
+    for (let k = 0; k < channels; k++) means[c * channels + k] = sums[c * channels + k] / (counts[c] || 1);
+  }
+  return { means, cellsX, cellsY };
+}
+
+/**
+ * Per cell of a `cellsX` × `cellsY` grid laid over an image, the sum of each channel and the number of pixels: pixel
+ * (x, y) falls in cell (⌊x·cellsX / width⌋, ⌊y·cellsY / height⌋). Sums are in double precision, added row by row, so a
+ * fixed grid gives the same sums wherever it is asked for (the stored difference hashes depend on that).
+ */
+export function sumCells(img: GrayImage | RgbImage, channels: number, cellsX: number, cellsY: number): { sums: Float64Array; counts: Uint32Array } {
   const sums = new Float64Array(cellsX * cellsY * channels);
   const counts = new Uint32Array(cellsX * cellsY);
   const columnCell = new Uint32Array(img.width);
@@ -28,12 +43,7 @@ export function averageCells(img: GrayImage | RgbImage, channels: number, maxCel
     if (channels === 3) addRgbRow(img.data, p, img.width, rowBase, columnCell, sums, counts);
     else addRow(img.data, p, img.width, channels, rowBase, columnCell, sums, counts);
   }
-  // A grid held at minCells on a side thinner than that leaves cells without pixels; they read as 0.
-  const means = new Float32Array(sums.length);
-  for (let c = 0; c < counts.length; c++) {
-    for (let k = 0; k < channels; k++) means[c * channels + k] = sums[c * channels + k] / (counts[c] || 1);
-  }
-  return { means, cellsX, cellsY };
+  return { sums, counts };
 }
 
 /** One row's pixels added to their cells' sums, any number of channels. */

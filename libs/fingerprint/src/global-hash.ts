@@ -1,4 +1,5 @@
 import { hammingOfHalves, high32, low32, scanByHamming, scanByTversky } from './bits';
+import { sumCells } from './cell-average';
 import { IMAGE_ONLY_COLOUR_WEIGHT } from './colour-set';
 import type { SectionReader } from './inverted-index';
 import type { GrayImage } from './types';
@@ -10,23 +11,11 @@ import type { GrayImage } from './types';
  * wallpapers). It cannot follow crops or rotations; the local features do that.
  */
 export function differenceHash(img: GrayImage): bigint {
-  const cells = new Float64Array(9 * 8);
-  const counts = new Float64Array(9 * 8);
-  for (let y = 0; y < img.height; y++) {
-    const cy = Math.min(7, Math.floor((y * 8) / img.height));
-    for (let x = 0; x < img.width; x++) {
-      const c = cy * 9 + Math.min(8, Math.floor((x * 9) / img.width));
-      cells[c] += img.data[y * img.width + x];
-      counts[c]++;
-    }
-  }
+  const { sums, counts } = sumCells(img, 1, 9, 8);
+  const mean = (cell: number) => sums[cell] / Math.max(1, counts[cell]);
   let hash = 0n;
   for (let y = 0; y < 8; y++) {
-    for (let x = 0; x < 8; x++) {
-      const left = cells[y * 9 + x] / Math.max(1, counts[y * 9 + x]);
-      const right = cells[y * 9 + x + 1] / Math.max(1, counts[y * 9 + x + 1]);
-      hash = (hash << 1n) | (left < right ? 1n : 0n);
-    }
+    for (let x = 0; x < 8; x++) hash = (hash << 1n) | (mean(y * 9 + x) < mean(y * 9 + x + 1) ? 1n : 0n);
   }
   return hash;
 }
