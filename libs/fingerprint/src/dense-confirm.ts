@@ -315,8 +315,13 @@ export async function confirmWholeImage(query: ImageEvidence, target: ImageEvide
  * frame are what a crop's settled alignment lacks, and why that one is judged as a shared design.
  */
 async function confirmSettledFrame(query: RgbImage, target: RgbImage, fit: MatchResult, targetScale: number, check: DenseCheck): Promise<MatchResult | null> {
+  return judgedOnceSettled(query, target, fit, targetScale, (settled) => confirmDenseFit(query, target, settled, targetScale, check));
+}
+
+/** `judge` of `fit` moved to the alignment its pixels settle to (`settledAlignment`); null where they settle nowhere. */
+async function judgedOnceSettled(query: RgbImage, target: RgbImage, fit: MatchResult, targetScale: number, judge: (settled: MatchResult) => Promise<MatchResult | null>): Promise<MatchResult | null> {
   const settled = await settledAlignment(query, target, fit.transform, targetScale);
-  return settled && confirmDenseFit(query, target, { ...fit, transform: settled }, targetScale, check);
+  return settled && judge({ ...fit, transform: settled });
 }
 
 /**
@@ -369,10 +374,11 @@ export async function confirmPlacedCrop(query: ImageEvidence & { gray?: GrayImag
  * The fit confirmed, at the alignment that passed, or null.
  */
 async function placementSharesDetail(query: RgbImage, target: RgbImage, fit: MatchResult, targetScale: number, aligned: AlignedDetail): Promise<MatchResult | null> {
-  const asPlaced = await confirmSharedDetail(query, target, { ...fit, concentrated: true }, targetScale, aligned);
-  if (asPlaced) return asPlaced;
-  const settled = await settledAlignment(query, target, fit.transform, targetScale);
-  return settled && confirmSharedDetail(query, target, { ...fit, transform: settled, concentrated: true }, targetScale);
+  const asShared = { ...fit, concentrated: true };
+  return (
+    (await confirmSharedDetail(query, target, asShared, targetScale, aligned)) ??
+    judgedOnceSettled(query, target, asShared, targetScale, (settled) => confirmSharedDetail(query, target, settled, targetScale))
+  );
 }
 
 /** A placed crop whose colours agree: the map of target pixels to query pixels, and their colour correlation. */
