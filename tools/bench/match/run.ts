@@ -494,7 +494,6 @@ function renderReport(ctx: {
   L.push(`Queries outside the collection (photos and families), mean ms per step (0 for a step not reached; the upright copy's steps ran beside the dense, whole-image and placement steps, and overlap them): ${ctx.scales.map((s) => `${s.size.toLocaleString('en')}: ${describeMeanSteps(s.outsideSteps)}`).join('; ')}.`, '');
   L.push(`Search latency is the search processor call (decode + normalise + ORB of the query, word voting, verification of the shortlist), measured after the index is loaded; "index load" is the first search of a fresh processor set, which reads all word lists from PGlite. Compare (edited 50 % crop vs its original, both uploads): p50 ${fmtMs(pct(ctx.compareMs, 50))}, p95 ${fmtMs(pct(ctx.compareMs, 95))} over ${ctx.compareMs.length} pairs (${ctx.compareHits} matched). Add throughput through the ingest processor (batches of 10, ≤1600 px JPEGs): ${ctx.addRate.toFixed(1)} images/s (${ctx.addDetail}).`, '');
   L.push(...renderFamilies(ctx.scales, ctx.familyIndexed, ctx.familyOutside));
-  const target = (ok: boolean) => (ok ? 'met' : '**missed**');
   const allR1 = sum.all[0] / Math.max(1, sum.all[3]);
   const strictR1 = sum.strict[0] / Math.max(1, sum.strict[3]);
   const fprMax = Math.max(...ctx.scales.map((s) => s.fpr.positives / Math.max(1, s.fpr.queries)));
@@ -506,7 +505,48 @@ function renderReport(ctx: {
   L.push(`- FPR ≤ 1 %: worst ${(100 * fprMax).toFixed(1)} % — ${target(fprMax <= 0.01)}`);
   L.push(`- search p95 ≤ 250 ms at 10k: ${at10k ? `${Math.round(p95at10k)} ms — ${target(p95at10k <= 250)}` : 'not measured in this run'}`);
   L.push(`- 100k measured: ${ctx.scales.some((s) => s.size === 100000) ? 'yes' : 'not in this run'}`);
+  L.push(...familyTargets(ctx.scales).map((line) => `- ${line}`));
   return L.join('\n') + '\n';
+}
+
+/** How a report marks a target. */
+const target = (ok: boolean) => (ok ? 'met' : '**missed**');
+
+/** The families' edit that issue 15 holds to a lower bar (90 %) than their other edits (98 %). */
+const QUARTER_CROP = 'crop 25 %';
+
+/**
+ * Issue 15's targets for the hard-copy families, as measured at the first scale (both splits together): the quarter
+ * crop ≥ 90 % and every other edit ≥ 98 % in every family, all edits ≥ 98.5 %; no false positive and no wrong image
+ * first at any scale. A missed cell is named with its count, so that a run says which family and edit hold a target up.
+ */
+function familyTargets(scales: ScaleReport[]): string[] {
+  const outcomes = scales[0].familyOutcomes;
+  if (outcomes.length === 0) return [];
+  const hits = (xs: Outcome[]) => xs.filter((x) => x.rank === 1).length;
+  const cells = FAMILIES.flatMap((family) =>
+    FAMILY_EDITS.map((edit) => {
+      const xs = outcomes.filter((x) => x.family === family && x.edit === edit.name);
+      return { family, edit: edit.name, hits: hits(xs), n: xs.length, bar: edit.name === QUARTER_CROP ? 0.9 : 0.98 };
+    }).filter((c) => c.n > 0),
+  );
+  const below = (quarter: boolean) => cells.filter((c) => (c.edit === QUARTER_CROP) === quarter && c.hits < c.bar * c.n);
+  const named = (cs: typeof cells) => cs.map((c) => `${c.family} / ${c.edit} ${fmtPct(c.hits, c.n)} (${c.n - c.hits} of ${c.n} missed)`).join('; ');
+  const worst = (quarter: boolean) => {
+    const cs = cells.filter((c) => (c.edit === QUARTER_CROP) === quarter);
+    return cs.length === 0 ? '–' : `${(100 * Math.min(...cs.map((c) => c.hits / c.n))).toFixed(1)} %`;
+  };
+  const all = hits(outcomes) / outcomes.length;
+  const falsePositives = scales.reduce((n, s) => n + s.familyFpr.positives, 0);
+  const wrongFirst = scales.reduce((n, s) => n + s.familyOutcomes.filter((x) => x.wrongFirst).length, 0);
+  const line = (what: string, worstValue: string, missed: typeof cells) => `families, ${what}: worst cell ${worstValue} — ${target(missed.length === 0)}${missed.length ? `: ${named(missed)}` : ''}`;
+  return [
+    line(`${QUARTER_CROP} ≥ 90 % in every family`, worst(true), below(true)),
+    line('every other edit ≥ 98 % in every family', worst(false), below(false)),
+    `families, all edits ≥ 98.5 %: ${(100 * all).toFixed(1)} % — ${target(all >= 0.985)}`,
+    `families, false positives 0: ${falsePositives} over ${scales.length} scale${scales.length > 1 ? 's' : ''} — ${target(falsePositives === 0)}`,
+    `families, wrong image first 0: ${wrongFirst} — ${target(wrongFirst === 0)}`,
+  ];
 }
 
 /** The hard-copy families' section: recall@1 per family, split and edit, wrong-first answers and false positives. */
