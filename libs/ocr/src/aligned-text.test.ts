@@ -1,10 +1,12 @@
 import { rgbToGray } from '@loupe/fingerprint';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fuzzyContained, readAlignedLines, readingsDisagree, type LineReading, type ToQuery } from './aligned-text';
+import { fuzzyContained, readAlignedLines, readingsDisagree, type BandReader, type LineReading, type ToQuery } from './aligned-text';
 import { createOcrPool, type OcrPool } from './ocr-pool';
 import { badgeSvg } from './testing/badges';
 import { toRgbImage } from './testing/label-fixtures';
+import type { TextBand } from './text-bands';
+import { findTextLines } from './text-lines';
 import type { OcrLine } from './types';
 
 async function grey(svg: string, jpegQuality?: number) {
@@ -124,6 +126,25 @@ describe('readAlignedLines', () => {
     expect(nameLine.query).toEqual([]);
     expect(readingsDisagree(readings)).toBe(false);
   }, 30_000);
+
+  it('reads no row of a texture: rows of figures down a pattern, but a name printed above them', async () => {
+    const rows = Array.from({ length: 8 }, (_, i) => `<text x="450" y="${150 + 60 * i}" text-anchor="middle" font-family="DejaVu Sans" font-size="36" fill="#222">${'4719382605'.slice(i % 3)} ${i}</text>`).join('');
+    const pattern = (name: string) => `<svg xmlns="http://www.w3.org/2000/svg" width="900" height="640"><rect width="100%" height="100%" fill="#f2ead8"/>${name}${rows}</svg>`;
+    const counted: TextBand[][] = [];
+    const counting: BandReader = async (_grey, bands) => (counted.push(bands), bands.map(() => []));
+    const same = async (svg: string) => readAlignedLines(counting, await grey(svg), await grey(svg), (x, y) => [x, y]);
+
+    expect(findTextLines(await grey(pattern(''))).length).toBeGreaterThanOrEqual(5);
+    expect(await same(pattern(''))).toEqual([]);
+    expect(counted).toEqual([]);
+
+    const readings = await same(pattern('<text x="450" y="90" text-anchor="middle" font-family="DejaVu Sans" font-weight="bold" font-size="64" fill="#222">NORGOSYL</text>'));
+    expect(readings).toHaveLength(1);
+    expect(counted).toHaveLength(1);
+    const [box] = counted[0].map((b) => b.box);
+    expect(box.y1 - box.y0).toBeGreaterThan(40);
+    expect(box.y1).toBeLessThan(110);
+  });
 
   it('reads no line the query does not show', async () => {
     // A query cut to the badge's upper half: the name's ribbon is outside it, the year inside.

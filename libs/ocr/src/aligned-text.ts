@@ -36,6 +36,15 @@ const SURE_LETTERS = 3;
  */
 const MAX_READ_HEIGHTS = 8;
 
+/**
+ * A line with at least this many lines of a like height (within LIKE_HEIGHT_RATIO) in its image is a row of a texture,
+ * not print: rows of digits, tiles, herringbone and weaves. On the matching benchmark's family images the tallest lines
+ * of such patterns had 6-28 of a like height (3-4 in three herringbones), while a logo's or badge's lines had 1-2; their
+ * readings decided nothing and were the check's dearest (100-500 ms a pattern on a 2-core host).
+ */
+const TEXTURE_ROWS = 5;
+const LIKE_HEIGHT_RATIO = 1.25;
+
 /** A query's line is the collection image's at its place when their heights are within this ratio... */
 const SAME_LINE_HEIGHT_RATIO = 1.5;
 /** ...and they share this share of the lower one's rows. */
@@ -54,14 +63,14 @@ export type BandReader = (grey: GrayImage, bands: TextBand[]) => Promise<OcrLine
 /**
  * The collection image's lines of print where the query shows them, read in both: in the collection image, and in the
  * query resampled into the collection image's frame (so a rotated or scaled query reads upright at the same size). A
- * line the query shows in part (a crop through a name) is read in both over the columns the query shows. The query is
- * read only where the collection image's reading has letters to compare (`sureLetters`): rows of figures and patterns
- * taken for print cost a reading and decide nothing. The query's print is cut by its own glyphs (`findTextLines` over
- * the resampled image): a shorter name in the box of a longer one leaves ground and shapes beside it that tesseract
- * reads badly.
+ * line the query shows in part (a crop through a name) is read in both over the columns the query shows. Rows that
+ * repeat down the image like a texture's (`withoutTextureRows`) are not read at all, and the query is read only where
+ * the collection image's reading has letters to compare (`sureLetters`): rows of figures and patterns taken for print
+ * cost a reading and decide nothing. The query's print is cut by its own glyphs (`findTextLines` over the resampled
+ * image): a shorter name in the box of a longer one leaves ground and shapes beside it that tesseract reads badly.
  */
 export async function readAlignedLines(read: BandReader, query: GrayImage, collection: GrayImage, toQuery: ToQuery): Promise<LineReading[]> {
-  const bands = findTextLines(collection)
+  const bands = withoutTextureRows(findTextLines(collection))
     .flatMap((band) => visiblePart(band, toQuery, query) ?? [])
     .slice(0, MAX_LINES);
   if (bands.length === 0) return [];
@@ -82,6 +91,13 @@ export async function readAlignedLines(read: BandReader, query: GrayImage, colle
   let next = 0;
   worthReading.forEach((reading, i) => reading.query.push(...counterparts[i].flatMap(() => inQuery[next++] ?? [])));
   return readings;
+}
+
+/** `lines` without the rows of a texture (TEXTURE_ROWS): a name is printed once, a pattern's rows repeat down it. */
+function withoutTextureRows(lines: TextBand[]): TextBand[] {
+  const height = (l: TextBand) => l.box.y1 - l.box.y0;
+  const likeHeight = (a: TextBand, b: TextBand) => Math.max(height(a), height(b)) <= LIKE_HEIGHT_RATIO * Math.min(height(a), height(b));
+  return lines.filter((line) => lines.filter((other) => likeHeight(line, other)).length < TEXTURE_ROWS);
 }
 
 /**
