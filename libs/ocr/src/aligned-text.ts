@@ -95,9 +95,13 @@ export async function readAlignedLines(read: BandReader, query: GrayImage, colle
 
 /** `lines` without the rows of a texture (TEXTURE_ROWS): a name is printed once, a pattern's rows repeat down it. */
 function withoutTextureRows(lines: TextBand[]): TextBand[] {
-  const height = (l: TextBand) => l.box.y1 - l.box.y0;
-  const likeHeight = (a: TextBand, b: TextBand) => Math.max(height(a), height(b)) <= LIKE_HEIGHT_RATIO * Math.min(height(a), height(b));
-  return lines.filter((line) => lines.filter((other) => likeHeight(line, other)).length < TEXTURE_ROWS);
+  return lines.filter((line) => lines.filter((other) => heightsWithin(line.box, other.box, LIKE_HEIGHT_RATIO)).length < TEXTURE_ROWS);
+}
+
+/** Whether the taller of two boxes is at most `ratio` times as high as the other. */
+function heightsWithin(a: PixelBox, b: PixelBox, ratio: number): boolean {
+  const ha = a.y1 - a.y0, hb = b.y1 - b.y0;
+  return Math.max(ha, hb) <= ratio * Math.min(ha, hb);
 }
 
 /**
@@ -138,10 +142,9 @@ function visiblePart(band: TextBand, toQuery: ToQuery, query: GrayImage): TextBa
  * (a label wrapped round a bottle) can put the neighbouring line there, whose words are of course others.
  */
 function sameLine(q: PixelBox, c: PixelBox): boolean {
-  const qh = q.y1 - q.y0, ch = c.y1 - c.y0;
   const rows = Math.min(q.y1, c.y1) - Math.max(q.y0, c.y0);
   const columns = Math.min(q.x1, c.x1) - Math.max(q.x0, c.x0);
-  return Math.max(qh, ch) <= SAME_LINE_HEIGHT_RATIO * Math.min(qh, ch) && rows >= SAME_LINE_ROWS * Math.min(qh, ch) && columns > 0;
+  return heightsWithin(q, c, SAME_LINE_HEIGHT_RATIO) && rows >= SAME_LINE_ROWS * Math.min(q.y1 - q.y0, c.y1 - c.y0) && columns > 0;
 }
 
 /**
