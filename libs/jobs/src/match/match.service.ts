@@ -403,7 +403,7 @@ export class MatchService {
         const pixels = pixelsOf.get(ids[i]);
         if (!pixels) return result;
         const confirmed = await confirmSharedDetail(query.rgb, pixels, result, pixels.scale);
-        return confirmed && (await this.printCheck.differs(query.gray, rgbToGray(pixels), result, pixels.scale)) ? null : confirmed;
+        return confirmed && (await this.storedPrintDiffers(query, pixels, result)) ? null : confirmed;
       }),
     );
   }
@@ -487,8 +487,13 @@ export class MatchService {
   private async withSamePrint(search: ChanceSearch, by: LoadedQuery, found: Found): Promise<Found> {
     if (found.length === 0) return found;
     const stored = await this.storedPixelsOf(search.ref, found.map(({ candidate }) => candidate), search.paths, search.read);
-    const differs = await Promise.all(found.map(({ result }, i) => stored[i] !== null && this.printCheck.differs(by.gray, rgbToGray(stored[i]!), result, stored[i]!.scale)));
+    const differs = await Promise.all(found.map(({ result }, i) => stored[i] !== null && this.storedPrintDiffers(by, stored[i]!, result)));
     return found.filter((_, i) => !differs[i]);
+  }
+
+  /** `printCheck` of a query and a collection image's stored pixels (decoded at their `scale` of the stored size). */
+  private storedPrintDiffers(query: LoadedQuery, stored: NormalizedImage, fit: MatchResult): Promise<boolean> {
+    return this.printCheck.differs(query.gray, rgbToGray(stored), fit, stored.scale);
   }
 
   /**

@@ -9,7 +9,7 @@ import { openEmbeddedStore, type EmbeddedStore } from '../testing/embedded-store
 import { LocalCollectionIndex } from './collection-index';
 import { MatchIndexCache } from './index-cache';
 import { MatchService } from './match.service';
-import { NO_PRINT_CHECK, OcrPrintCheck } from './print-check';
+import { NO_PRINT_CHECK, OcrPrintCheck, type PrintCheck } from './print-check';
 
 describe('the print of two aligned designs (OcrPrintCheck)', () => {
   let store: EmbeddedStore;
@@ -22,7 +22,7 @@ describe('the print of two aligned designs (OcrPrintCheck)', () => {
     ocr = new LazyOcrPool(1);
     const images = new ImageRepository(store.db);
     const matchIndex = new MatchIndexRepository(store.db);
-    const service = (check: typeof NO_PRINT_CHECK) => new MatchService(images, matchIndex, store.blobs, new LocalCollectionIndex(new MatchIndexCache(matchIndex)), undefined, undefined, undefined, undefined, check);
+    const service = (check: PrintCheck) => new MatchService(images, matchIndex, store.blobs, new LocalCollectionIndex(new MatchIndexCache(matchIndex)), undefined, undefined, undefined, undefined, check);
     withPrint = service(new OcrPrintCheck(ocr));
     withoutPrint = service(NO_PRINT_CHECK);
   }, 60_000);
