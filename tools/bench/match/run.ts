@@ -19,6 +19,7 @@
  *   --family-per-edit N  queries per family, split and family edit at the first scale (default 12)
  *   --family-split S tune | holdout | all: which split's images are queried (default all; tune while tuning)
  *   --family-outside N   non-collection images per family and split, for the families' false-positive rate (default 4)
+ *   --query-times F  write every search's time and first answer to F (JSON lines), for `paired-times.ts`
  *   --write          write the report into docs/benchmarks.md (section "## Matching engine")
  * Quick run (~3 min): --photos 80 --per-edit 4 --recheck 2 --fpr 12 --scale 300,2k
  */
@@ -32,6 +33,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import sharp from 'sharp';
 import { sceneSvg } from '../../../apps/gateway/test/images';
+import type { QueryTime } from './paired-times';
 import { CACHE_DIR, dHash, hamming64, loadDataset, type Photo } from './dataset';
 import { EDITS, FAMILY_EDITS, FAMILY_FPR_EDITS, FPR_EDITS, mulberry32, type Edit, type Rect } from './edits';
 import { FAMILIES, familyImages, type FamilyImage, type Split } from './families';
@@ -52,6 +54,7 @@ const OPTS = {
   familyPerEdit: Number(flag('family-per-edit') ?? 12),
   familySplits: (flag('family-split') ?? 'all') === 'all' ? (['tune', 'holdout'] as Split[]) : [flag('family-split') as Split],
   familyOutside: Number(flag('family-outside') ?? 4),
+  queryTimes: flag('query-times'),
 };
 /** dHash baseline: a query matches its nearest collection hash when within this many bits (of 64). */
 const DHASH_THRESHOLD = 10;
@@ -235,6 +238,16 @@ interface Query {
  */
 const scoreLog: Array<{ size: number; kind: 'collection' | 'outside'; family: string; split?: string; edit: string; rank: number; score: number; right: boolean; step: string }> = [];
 
+/**
+ * Every search's time and first answer, by query (`--query-times`): two runs of the same command searched the same
+ * queries, so `paired-times.ts` compares them query by query, which a p95 over a hundred searches cannot.
+ */
+const queryTimes: QueryTime[] = [];
+
+function recordQueryTime(size: number, kind: QueryTime['kind'], q: Query, ms: number, result: SearchResult) {
+  queryTimes.push({ size, kind, family: q.photo.family, source: q.photo.source, edit: q.edit.name, ms: Math.round(ms * 10) / 10, first: result.items[0]?.filepath ?? null });
+}
+
 interface Outcome {
   rank: number; // 1-based rank of the right image, 0 when absent from the (10) results
   top: string | null;
@@ -290,6 +303,7 @@ async function runQueries(b: Bench, queries: Query[], baseline: Array<{ filepath
   for (const q of queries) {
     const { result, ms } = await search(b, q.data, q.edit.flip === true);
     const step = foundBy(result);
+    recordQueryTime(report.size, 'collection', q, ms, result);
     report.searchMs.push(ms);
     report.hitMs.push(ms);
     report.parts.push({ resize: result.time_resize, search: result.time_search });
@@ -346,6 +360,7 @@ async function runFpr(b: Bench, queries: Query[], baseline: Array<{ filepath: st
   const fpr = families ? report.familyFpr : report.fpr;
   for (const q of queries) {
     const { result, ms } = await search(b, q.data, false);
+    recordQueryTime(report.size, 'outside', q, ms, result);
     report.searchMs.push(ms);
     report.missMs.push(ms);
     report.parts.push({ resize: result.time_resize, search: result.time_search });
@@ -796,6 +811,7 @@ async function main(): Promise<void> {
     await mkdir(CACHE_DIR, { recursive: true });
     await writeFile(path.join(CACHE_DIR, 'failures.json'), JSON.stringify(failures, null, 1));
     await writeFile(path.join(CACHE_DIR, 'scores.json'), JSON.stringify(scoreLog));
+    if (OPTS.queryTimes) await writeFile(OPTS.queryTimes, queryTimes.map((t) => JSON.stringify(t)).join('\n') + '\n');
     const command = `npx tsx --expose-gc tools/bench/match/run.ts ${process.argv.slice(2).join(' ')}`.trim();
     const report = renderReport({
       command,

@@ -1,0 +1,80 @@
+/**
+ * Two runs of the matching benchmark compared query by query (`run.ts --query-times F`). Both ran the same command, so
+ * they searched the same queries; a search's time is set mostly by its query (which chances it reaches), and the p95
+ * of a hundred searches by its five or six slowest. Compared by query, a change that moves every search a little shows
+ * as a ratio while a change of answer shows as what it is: the searches whose first answer differs are listed apart.
+ *
+ *   npx tsx tools/bench/match/paired-times.ts before.jsonl after.jsonl
+ */
+import { readFileSync } from 'node:fs';
+import { pct } from '../report';
+
+/** One search of a benchmark run: where and what it searched, its time, and the first image it answered. */
+export interface QueryTime {
+  size: number;
+  kind: 'collection' | 'outside';
+  family: string;
+  source: string;
+  edit: string;
+  ms: number;
+  first: string | null;
+}
+
+interface Pair {
+  key: string;
+  before: QueryTime;
+  after: QueryTime;
+}
+
+/** The searches of a run by query; a query searched twice at one scale is told apart by its order. */
+function byQuery(file: string): Map<string, QueryTime> {
+  const seen = new Map<string, number>();
+  const out = new Map<string, QueryTime>();
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    if (!line.trim()) continue;
+    const t = JSON.parse(line) as QueryTime;
+    const base = `${t.size} ${t.kind} ${t.family} ${t.source} ${t.edit}`;
+    const n = seen.get(base) ?? 0;
+    seen.set(base, n + 1);
+    out.set(n === 0 ? base : `${base} #${n + 1}`, t);
+  }
+  return out;
+}
+
+const ms = (v: number) => `${Math.round(v)} ms`;
+const spread = (times: number[]) => `p50 ${ms(pct(times, 50))}, p95 ${ms(pct(times, 95))}`;
+
+function describe(size: number, pairs: Pair[]): string[] {
+  const same = pairs.filter((p) => p.before.first === p.after.first);
+  const changed = pairs.filter((p) => p.before.first !== p.after.first);
+  const ratios = same.map((p) => p.after.ms / p.before.ms);
+  const lines = [
+    `${size} images: ${pairs.length} searches in both runs`,
+    `  all: before ${spread(pairs.map((p) => p.before.ms))}; after ${spread(pairs.map((p) => p.after.ms))}`,
+    `  same first answer (${same.length}): before ${spread(same.map((p) => p.before.ms))}; after ${spread(same.map((p) => p.after.ms))}; after / before by query: median ${pct(ratios, 50).toFixed(2)} (p10 ${pct(ratios, 10).toFixed(2)}, p90 ${pct(ratios, 90).toFixed(2)})`,
+  ];
+  for (const p of changed) lines.push(`  answer changed: ${p.key}: ${p.before.first ?? 'none'} (${ms(p.before.ms)}) → ${p.after.first ?? 'none'} (${ms(p.after.ms)})`);
+  const slowest = [...pairs].sort((a, b) => Math.max(b.before.ms, b.after.ms) - Math.max(a.before.ms, a.after.ms)).slice(0, 6);
+  lines.push('  slowest: ' + slowest.map((p) => `${p.before.edit} of ${p.before.source.split('/').pop()} ${ms(p.before.ms)} → ${ms(p.after.ms)}`).join('; '));
+  return lines;
+}
+
+function main() {
+  const [beforeFile, afterFile] = process.argv.slice(2);
+  if (!beforeFile || !afterFile) throw new Error('usage: paired-times.ts before.jsonl after.jsonl');
+  const before = byQuery(beforeFile);
+  const after = byQuery(afterFile);
+  const bySize = new Map<number, Pair[]>();
+  for (const [key, b] of before) {
+    const a = after.get(key);
+    if (!a) continue;
+    const pairs = bySize.get(b.size) ?? [];
+    pairs.push({ key, before: b, after: a });
+    bySize.set(b.size, pairs);
+  }
+  const unpaired = before.size + after.size - 2 * [...bySize.values()].reduce((n, p) => n + p.length, 0);
+  if (unpaired > 0) console.log(`${unpaired} searches are in one run only (not the same command?)`);
+  for (const [size, pairs] of [...bySize].sort((a, b) => a[0] - b[0])) console.log(describe(size, pairs).join('\n'));
+}
+
+main();
