@@ -12,7 +12,7 @@ import { denseFitTask, pixelsOnly, placedCropTask, wholeImageTask } from './seco
 import { firstFound, type Found } from './first-found';
 import { matchVocabulary } from './vocabulary';
 import { nativeScaleWordsAhead } from './native-scale-vote';
-import { NO_PRINT_CHECK, type PrintCheck } from './print-check';
+import { NO_PRINT_CHECK, PrintVerdicts, type PrintCheck } from './print-check';
 import type { SearchTrace } from './search-trace';
 import { FIRST_ROUND, MAX_VERIFIED, RoundSteps, verifyInRounds, verifyStoredFeatures } from './verify-rounds';
 
@@ -148,6 +148,8 @@ interface ChanceSearch {
   paths: Map<number, string>;
   payload: SearchPayload;
   read: PixelReads;
+  /** The print check's verdicts (`PrintVerdicts`), shared with the search's feature verification. */
+  verdicts: PrintVerdicts;
 }
 
 /**
@@ -225,9 +227,10 @@ export class MatchService {
       const searchWatch = new Stopwatch().start();
       const paths = new Map<number, string>();
       const fetched = new Map<number, Buffer>();
+      const verdicts = new PrintVerdicts();
       const found = hasDistinctivePoints(query)
-        ? await this.matchFeatures(ref, query, upright, payload, paths, fetched, steps)
-        : await this.matchWholeCopy(ref, query, upright, payload, paths, fetched, steps);
+        ? await this.matchFeatures(ref, query, upright, payload, paths, fetched, verdicts, steps)
+        : await this.matchWholeCopy(ref, query, upright, payload, paths, fetched, verdicts, steps);
       const matches = found.map(({ candidate: imagePk, result: match }) => ({ filepath: paths.get(imagePk)!, imagePk, match }));
       // A search by a collection filepath returns that image itself first (docs/protocol.md §7): an identical copy
       // under another path scores the same, and the order of paths must not put the copy ahead of it.
@@ -263,7 +266,7 @@ export class MatchService {
    * checked on their pixels; when none verifies, the second chances. Fills `paths` and `fetched` (stored features) of
    * the candidates it reads.
    */
-  private async matchFeatures(ref: CollectionRef, query: LoadedQuery, upright: SecondChanceCandidates['upright'], payload: SearchPayload, paths: Map<number, string>, fetched: Map<number, Buffer>, steps: StepTimer) {
+  private async matchFeatures(ref: CollectionRef, query: LoadedQuery, upright: SecondChanceCandidates['upright'], payload: SearchPayload, paths: Map<number, string>, fetched: Map<number, Buffer>, verdicts: PrintVerdicts, steps: StepTimer) {
     const options = payload.options;
     const words = matchVocabulary().vocabulary.quantize(query.features);
     const request = { filters: options, queriedPath: queriedPath(payload) };
@@ -273,7 +276,7 @@ export class MatchService {
     this.trace?.voted('query', shortlist.map((c) => c.filepath));
     steps.lap('vote');
     const wanted = options.limit > 0 ? options.offset + options.limit : MAX_VERIFIED;
-    const byFeatures = this.featureVerification(ref, query, payload, paths, fetched);
+    const byFeatures = this.featureVerification(ref, query, payload, paths, fetched, verdicts);
     const verified = new Set<number>();
     // A small query's words at its own scale vote only when its first round found nothing (native-scale-vote.ts).
     const nativeScale = nativeScaleWordsAhead(query.gray, this.run);
@@ -291,17 +294,17 @@ export class MatchService {
     if (found.length > 0) return found;
     const placing = this.placing(ref, ranked.slice(0, PLACEMENT_CANDIDATES), payload, paths, COLOUR_CANDIDATES);
     // Nothing matched, so every round ran: `verified` holds every candidate verified by features.
-    return this.secondChances(ref, query, { dense: ranked.slice(0, DENSE_CANDIDATES), placing, placesAsIs: worthPlacing(query, words), byFeatures: { steps: byFeatures, verified }, upright }, fetched, paths, payload, steps);
+    return this.secondChances(ref, query, { dense: ranked.slice(0, DENSE_CANDIDATES), placing, placesAsIs: worthPlacing(query, words), byFeatures: { steps: byFeatures, verified }, upright }, fetched, paths, verdicts, payload, steps);
   }
 
   /**
    * Feature verification of candidates by id for `verifyInRounds`: their stored features read (into `fetched`), verified
    * on the verification threads, and the fits that concentrate on shared detail checked on their pixels.
    */
-  private featureVerification(ref: CollectionRef, query: LoadedQuery, payload: SearchPayload, paths: Map<number, string>, fetched: Map<number, Buffer>): RoundSteps<number, Map<number, Buffer>, MatchResult> {
+  private featureVerification(ref: CollectionRef, query: LoadedQuery, payload: SearchPayload, paths: Map<number, string>, fetched: Map<number, Buffer>, verdicts: PrintVerdicts): RoundSteps<number, Map<number, Buffer>, MatchResult> {
     return verifyStoredFeatures(
       (ids) => this.index.features(ids),
-      async (targets, ids) => this.confirmSharedDetails(ref, query, ids, paths, await this.verifyAll(query.features, targets, { checkHorizontalFlip: payload.options.check_horizontal_flip })),
+      async (targets, ids) => this.confirmSharedDetails(ref, query, ids, paths, verdicts, await this.verifyAll(query.features, targets, { checkHorizontalFlip: payload.options.check_horizontal_flip })),
       fetched,
     );
   }
@@ -311,9 +314,9 @@ export class MatchService {
    * the second chances without vote candidates, that is the whole-image check of its hash neighbours and its placement
    * in the images most alike it in colour, as it is and turned upright. Refused as too plain when it is none.
    */
-  private async matchWholeCopy(ref: CollectionRef, query: LoadedQuery, upright: SecondChanceCandidates['upright'], payload: SearchPayload, paths: Map<number, string>, fetched: Map<number, Buffer>, steps: StepTimer) {
+  private async matchWholeCopy(ref: CollectionRef, query: LoadedQuery, upright: SecondChanceCandidates['upright'], payload: SearchPayload, paths: Map<number, string>, fetched: Map<number, Buffer>, verdicts: PrintVerdicts, steps: StepTimer) {
     const placing = this.placing(ref, [], payload, paths, PLAIN_COLOUR_CANDIDATES);
-    const found = await this.secondChances(ref, query, { dense: [], placing, placesAsIs: true, byFeatures: null, upright }, fetched, paths, payload, steps);
+    const found = await this.secondChances(ref, query, { dense: [], placing, placesAsIs: true, byFeatures: null, upright }, fetched, paths, verdicts, payload, steps);
     if (found.length === 0) throw new InputRefusedError(tooPlainMessage(query));
     return found;
   }
@@ -391,7 +394,7 @@ export class MatchService {
    * not read differently (`printCheck`): two badges of one template and colour differ only by their name.
    * Only those candidates' stored images are read (about a fifth of true matches).
    */
-  private async confirmSharedDetails(ref: CollectionRef, query: LoadedQuery, ids: number[], paths: Map<number, string>, results: Array<MatchResult | null>) {
+  private async confirmSharedDetails(ref: CollectionRef, query: LoadedQuery, ids: number[], paths: Map<number, string>, verdicts: PrintVerdicts, results: Array<MatchResult | null>) {
     const concentrated = ids.filter((_, i) => results[i]?.concentrated);
     if (concentrated.length === 0) return results;
     const stored = await this.storedPixelsOf(ref, concentrated, paths);
@@ -403,7 +406,7 @@ export class MatchService {
         const pixels = pixelsOf.get(ids[i]);
         if (!pixels) return result;
         const confirmed = await confirmSharedDetail(query.rgb, pixels, result, pixels.scale);
-        return confirmed && (await this.storedPrintDiffers(query, pixels, result)) ? null : confirmed;
+        return confirmed && (await this.storedPrintDiffers(verdicts, ids[i], query, pixels, result)) ? null : confirmed;
       }),
     );
   }
@@ -427,7 +430,7 @@ export class MatchService {
    * whole copies again. The upright copy keeps the candidates of the rotated query's vote (its words are nearly the
    * upright one's).
    */
-  private async secondChances(ref: CollectionRef, query: LoadedQuery, chances: SecondChanceCandidates, fetched: Map<number, Buffer>, paths: Map<number, string>, payload: SearchPayload, steps: StepTimer) {
+  private async secondChances(ref: CollectionRef, query: LoadedQuery, chances: SecondChanceCandidates, fetched: Map<number, Buffer>, paths: Map<number, string>, verdicts: PrintVerdicts, payload: SearchPayload, steps: StepTimer) {
     // The uncut frame's neighbours are only for feature verification, which a query too plain to verify does not get.
     const neighbours = await this.hashNeighbours(ref, query, payload, paths, chances.byFeatures !== null);
     const byHash = await verifyNeighbours(chances.byFeatures, neighbours);
@@ -436,7 +439,7 @@ export class MatchService {
     const upright = chances.upright();
     // Awaited by the chances below unless the query is found first: its failure must not go unhandled then.
     upright.catch(() => undefined);
-    const search: ChanceSearch = { ref, query, chances, upright, fetched, paths, payload, read: new Map() };
+    const search: ChanceSearch = { ref, query, chances, upright, fetched, paths, payload, read: new Map(), verdicts };
     // The upright copy's chances run alongside the query's own pixel chances, which are answered first: neither reads
     // what the other decides (only the features and pixels both read, kept once in `fetched` and `read`), so the answer
     // is the one of the two run one after the other. A query that gets this far is rarely found by its own pixel chances
@@ -487,13 +490,16 @@ export class MatchService {
   private async withSamePrint(search: ChanceSearch, by: LoadedQuery, found: Found): Promise<Found> {
     if (found.length === 0) return found;
     const stored = await this.storedPixelsOf(search.ref, found.map(({ candidate }) => candidate), search.paths, search.read);
-    const differs = await Promise.all(found.map(({ result }, i) => stored[i] !== null && this.storedPrintDiffers(by, stored[i]!, result)));
+    const differs = await Promise.all(found.map(({ candidate, result }, i) => stored[i] !== null && this.storedPrintDiffers(search.verdicts, candidate, by, stored[i]!, result)));
     return found.filter((_, i) => !differs[i]);
   }
 
-  /** `printCheck` of a query and a collection image's stored pixels (decoded at their `scale` of the stored size). */
-  private storedPrintDiffers(query: LoadedQuery, stored: NormalizedImage, fit: MatchResult): Promise<boolean> {
-    return this.printCheck.differs(query.gray, rgbToGray(stored), fit, stored.scale);
+  /**
+   * `printCheck` of a query and a collection image's stored pixels (decoded at their `scale` of the stored size), once
+   * per image in a search (`PrintVerdicts`).
+   */
+  private storedPrintDiffers(verdicts: PrintVerdicts, imagePk: number, query: LoadedQuery, stored: NormalizedImage, fit: MatchResult): Promise<boolean> {
+    return verdicts.decide(imagePk, () => this.printCheck.differs(query.gray, rgbToGray(stored), fit, stored.scale));
   }
 
   /**
@@ -505,11 +511,11 @@ export class MatchService {
    * steps are timed on `steps`.
    */
   private async uprightChances(search: ChanceSearch, stopped: () => boolean, steps: StepTimer): Promise<Found> {
-    const { ref, query, chances, fetched, paths, payload } = search;
+    const { ref, query, chances, fetched, paths, payload, verdicts } = search;
     const upright = await search.upright;
     steps.lap('upright_copy');
     if (!upright || stopped()) return [];
-    const { found, voted, words } = await this.verifyUprightVote(ref, upright, payload, paths, fetched, chances.byFeatures);
+    const { found, voted, words } = await this.verifyUprightVote(ref, upright, payload, paths, fetched, verdicts, chances.byFeatures);
     steps.lap('upright_vote');
     if (found.length === 0 && !stopped()) {
       const uprightNeighbours = await this.hashNeighbours(ref, upright, payload, paths);
@@ -547,7 +553,7 @@ export class MatchService {
    * the upright copy's dense check found it. With the copy's words, which tell whether it is worth placing. Nothing (and
    * no vote) for a query with too few points to verify.
    */
-  private async verifyUprightVote(ref: CollectionRef, upright: LoadedQuery, payload: SearchPayload, paths: Map<number, string>, fetched: Map<number, Buffer>, byFeatures: FeatureVerification | null): Promise<{ found: Found; voted: number[] | null; words: Uint32Array | null }> {
+  private async verifyUprightVote(ref: CollectionRef, upright: LoadedQuery, payload: SearchPayload, paths: Map<number, string>, fetched: Map<number, Buffer>, verdicts: PrintVerdicts, byFeatures: FeatureVerification | null): Promise<{ found: Found; voted: number[] | null; words: Uint32Array | null }> {
     if (!byFeatures) return { found: [], voted: null, words: null };
     const words = matchVocabulary().vocabulary.quantize(upright.features);
     const shortlist = await this.collections.candidates(ref, { wordLists: this.wordLists(words, upright, payload), filters: payload.options, queriedPath: queriedPath(payload) });
@@ -555,7 +561,7 @@ export class MatchService {
     this.trace?.voted('upright', shortlist.map((c) => c.filepath));
     const ids = shortlist.filter((c) => !byFeatures.verified.has(c.imagePk)).slice(0, FIRST_ROUND).map((c) => c.imagePk);
     for (const imagePk of ids) byFeatures.verified.add(imagePk);
-    const found = await verifyInRounds(ids, ids.length, this.featureVerification(ref, upright, payload, paths, fetched));
+    const found = await verifyInRounds(ids, ids.length, this.featureVerification(ref, upright, payload, paths, fetched, verdicts));
     return { found, voted: shortlist.slice(0, DENSE_CANDIDATES).map((c) => c.imagePk), words };
   }
 

@@ -3,19 +3,25 @@ import { LazyOcrPool } from '@loupe/ocr';
 import { ImageRepository, MatchIndexRepository } from '@loupe/storage';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ComparePayload } from '../contracts';
+import { stagingKey } from '../blob-keys';
+import type { ComparePayload, SearchPayload } from '../contracts';
+import { IngestService } from '../ingest.service';
 import { MATCHING_PREFERRED_SIDE } from '../ingest-policy';
 import { openEmbeddedStore, type EmbeddedStore } from '../testing/embedded-store';
 import { LocalCollectionIndex } from './collection-index';
 import { MatchIndexCache } from './index-cache';
 import { MatchService } from './match.service';
-import { NO_PRINT_CHECK, OcrPrintCheck, type PrintCheck } from './print-check';
+import { NO_PRINT_CHECK, OcrPrintCheck, PrintVerdicts, type PrintCheck } from './print-check';
+import { SearchIndexHook } from './search-index.hook';
 
 describe('the print of two aligned designs (OcrPrintCheck)', () => {
   let store: EmbeddedStore;
   let ocr: LazyOcrPool;
   let withPrint: MatchService;
   let withoutPrint: MatchService;
+  /** Reads with tesseract as `withPrint` does, counting its readings in `readings`. */
+  let countingReadings: MatchService;
+  let readings: number;
 
   beforeAll(async () => {
     store = await openEmbeddedStore('print-check');
@@ -25,6 +31,9 @@ describe('the print of two aligned designs (OcrPrintCheck)', () => {
     const service = (check: PrintCheck) => new MatchService(images, matchIndex, store.blobs, new LocalCollectionIndex(new MatchIndexCache(matchIndex)), undefined, undefined, undefined, undefined, check);
     withPrint = service(new OcrPrintCheck(ocr));
     withoutPrint = service(NO_PRINT_CHECK);
+    readings = 0;
+    const reading = new OcrPrintCheck(ocr);
+    countingReadings = service({ differs: (...args) => (readings++, reading.differs(...args)) });
   }, 60_000);
   afterAll(async () => {
     await ocr?.close();
@@ -59,4 +68,37 @@ describe('the print of two aligned designs (OcrPrintCheck)', () => {
   it.each(['turned 20°', 'cropped to the middle'] as const)('still finds a copy of the badge with the same name (%s)', async (edit) => {
     expect(await compare(withPrint, (await copies('QUIPHA', 2007))[edit], await stored('QUIPHA', 2007))).toHaveLength(1);
   }, 60_000);
+
+  it('reads a refused design once in a search, though every later chance of the search finds it again', async () => {
+    const staged_key = stagingKey();
+    await store.blobs.put(staged_key, await stored('NORGOSYL', 1992));
+    const added = await new IngestService(new ImageRepository(store.db), store.blobs, () => [new SearchIndexHook(new MatchIndexRepository(store.db))]).ingest({
+      account_id: store.accountId, account: 'acme', service: 'mobile', items: [{ filepath: 'badges/norgosyl.png', image_id: null, staged_key }], on_existing: 'refuse', preferred_side: MATCHING_PREFERRED_SIDE, crop_borders: true,
+    });
+    expect(added.errors).toEqual([]);
+    const search = async (service: MatchService) => {
+      const payload: SearchPayload = {
+        account_id: store.accountId, account: 'acme', service: 'mobile', query: await store.stage((await copies('QUIPHA', 2007))['turned 20°'], 'query.jpg'), preferred_side: MATCHING_PREFERRED_SIDE,
+        options: { min_score: 0, check_horizontal_flip: false, generate_overlay: false, offset: 0, limit: 0 },
+      };
+      return (await service.search(payload)).items.map((i) => i.filepath);
+    };
+    expect(await search(withoutPrint), 'the shapes alone are found').toEqual(['badges/norgosyl.png']);
+    readings = 0;
+    expect(await search(countingReadings)).toEqual([]);
+    expect(readings).toBe(1);
+  }, 120_000);
+});
+
+describe('PrintVerdicts', () => {
+  it('asks each image once, and tells a later or concurrent ask the first verdict', async () => {
+    const verdicts = new PrintVerdicts();
+    const asked: number[] = [];
+    const check = (imagePk: number, differs: boolean) => () => (asked.push(imagePk), new Promise<boolean>((resolve) => setTimeout(() => resolve(differs), 5)));
+    const concurrent = await Promise.all([verdicts.decide(1, check(1, true)), verdicts.decide(1, check(1, false)), verdicts.decide(2, check(2, false))]);
+    expect(concurrent).toEqual([true, true, false]);
+    expect(await verdicts.decide(1, check(1, false))).toBe(true);
+    expect(await verdicts.decide(2, check(2, true))).toBe(false);
+    expect(asked).toEqual([1, 2]);
+  });
 });
