@@ -770,6 +770,9 @@ async function main(): Promise<void> {
       log(`  index load ${(report.cacheBuildMs / 1000).toFixed(1)} s, ${(report.memoryPerImage.total / 1024).toFixed(1)} kB/image`);
       const perEdit = si === 0 ? OPTS.perEdit : OPTS.recheck;
       const subset = queries.filter((q) => queries.filter((x) => x.edit === q.edit).indexOf(q) < perEdit);
+      // The process's CPU (every thread's) over the searches: what a search costs a shared server, work it leaves
+      // running after its answer included (and the few pair scores of the families' misses).
+      const cpuBefore = process.cpuUsage();
       await runQueries(b, subset, si === 0 ? baseline : null, report, failures);
       const fprSubset = si === 0 ? fprQueries : fprQueries.slice(0, FPR_EDITS.length * 15);
       await runFpr(b, fprSubset, si === 0 ? baseline : null, report, si === 0 ? baseFpr : undefined);
@@ -783,6 +786,8 @@ async function main(): Promise<void> {
       }
       await runFpr(b, si === 0 ? familyFprQueries : familyFprQueries.filter((_, i) => i % 2 === 0), null, report, undefined, true);
       log(`  families: recall@1 ${fmtPct(report.familyOutcomes.filter((o) => o.rank === 1).length, report.familyOutcomes.length)}, wrong first ${report.familyOutcomes.filter((o) => o.wrongFirst).length}, fpr ${report.familyFpr.positives}/${report.familyFpr.queries}`);
+      const cpu = process.cpuUsage(cpuBefore);
+      log(`  process CPU over the searches: ${Math.round((cpu.user + cpu.system) / 1000 / report.searchMs.length)} ms per search (${report.searchMs.length} searches)`);
       if (si === 0) {
         for (const q of queries.filter((x) => x.edit.name === 'crop 50 %').slice(0, 30)) {
           try {
