@@ -69,7 +69,7 @@ describe('the print of two aligned designs (OcrPrintCheck)', () => {
     expect(await compare(withPrint, (await copies('QUIPHA', 2007))[edit], await stored('QUIPHA', 2007))).toHaveLength(1);
   }, 60_000);
 
-  it('reads a refused design once in a search, though every later chance of the search finds it again', async () => {
+  it('reads a refused design once in a search, though a later chance of the search finds it again', async () => {
     const staged_key = stagingKey();
     await store.blobs.put(staged_key, await stored('NORGOSYL', 1992));
     const added = await new IngestService(new ImageRepository(store.db), store.blobs, () => [new SearchIndexHook(new MatchIndexRepository(store.db))]).ingest({

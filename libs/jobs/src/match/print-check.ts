@@ -30,7 +30,7 @@ export class OcrPrintCheck implements PrintCheck {
  * and a chance that finds the image again (another pixel chance, the upright copy's, after a refusal in feature
  * verification) is told that verdict instead of reading again. Every fit the search finds aligns the same two images
  * nearly alike, so they show the same print: in the matching benchmark (1k and 10k, 817 searches) 86 images were
- * checked again in one search, by two to four fits (105 more readings of 512, 4-250 ms each), and none was read otherwise.
+ * checked again in one search, by two to four fits (105 more readings of 518, 4-250 ms each), and none was read otherwise.
  */
 export class PrintVerdicts {
   private readonly byImage = new Map<number, Promise<boolean>>();
