@@ -1,8 +1,9 @@
 /**
  * Two runs of the matching benchmark compared query by query (`run.ts --query-times F`). Both ran the same command, so
  * they searched the same queries; a search's time is set mostly by its query (which chances it reaches), and the p95
- * of a hundred searches by its five or six slowest. Compared by query, a change that moves every search a little shows
- * as a ratio while a change of answer shows as what it is: the searches whose first answer differs are listed apart.
+ * of a hundred searches by its five or six slowest. Compared by query, the searches whose first answer differs are
+ * listed apart, and those a change moved show by name. Single searches are noisy too: on a 2-core EPYC host the same
+ * code run twice gave ratios from 0.77 (p10) to 1.42 (p90), so a ratio's median says more than any one search's.
  *
  *   npx tsx tools/bench/match/paired-times.ts before.jsonl after.jsonl
  */

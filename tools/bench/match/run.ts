@@ -240,7 +240,7 @@ const scoreLog: Array<{ size: number; kind: 'collection' | 'outside'; family: st
 
 /**
  * Every search's time and first answer, by query (`--query-times`): two runs of the same command searched the same
- * queries, so `paired-times.ts` compares them query by query, which a p95 over a hundred searches cannot.
+ * queries, so `paired-times.ts` compares them query by query and names the searches whose answer changed.
  */
 const queryTimes: QueryTime[] = [];
 
