@@ -20,6 +20,8 @@
  *   --family-split S tune | holdout | all: which split's images are queried (default all; tune while tuning)
  *   --family-outside N   non-collection images per family and split, for the families' false-positive rate (default 4)
  *   --query-times F  write every search's time and first answer to F (JSON lines), for `paired-times.ts`
+ *   --concurrency N  after each scale's searches, search them all again N at a time (the per-account limit is 4):
+ *                    throughput, latency and CPU under load, and any first answer that differs from the one-at-a-time run
  *   --write          write the report into docs/benchmarks.md (section "## Matching engine")
  * Quick run (~3 min): --photos 80 --per-edit 4 --recheck 2 --fpr 12 --scale 300,2k
  */
@@ -55,6 +57,7 @@ const OPTS = {
   familySplits: (flag('family-split') ?? 'all') === 'all' ? (['tune', 'holdout'] as Split[]) : [flag('family-split') as Split],
   familyOutside: Number(flag('family-outside') ?? 4),
   queryTimes: flag('query-times'),
+  concurrency: Number(flag('concurrency') ?? 0),
 };
 /** dHash baseline: a query matches its nearest collection hash when within this many bits (of 64). */
 const DHASH_THRESHOLD = 10;
@@ -244,8 +247,10 @@ const scoreLog: Array<{ size: number; kind: 'collection' | 'outside'; family: st
  */
 const queryTimes: QueryTime[] = [];
 
-function recordQueryTime(size: number, kind: QueryTime['kind'], q: Query, ms: number, result: SearchResult) {
-  queryTimes.push({ size, kind, family: q.photo.family, source: q.photo.source, edit: q.edit.name, ms: Math.round(ms * 10) / 10, first: result.items[0]?.filepath ?? null });
+function recordQueryTime(report: ScaleReport, kind: QueryTime['kind'], q: Query, ms: number, result: SearchResult) {
+  const first = result.items[0]?.filepath ?? null;
+  queryTimes.push({ size: report.size, kind, family: q.photo.family, source: q.photo.source, edit: q.edit.name, ms: Math.round(ms * 10) / 10, first });
+  report.searched.push({ query: q, first });
 }
 
 interface Outcome {
@@ -289,6 +294,8 @@ interface ScaleReport {
   outsideSteps: StepTimes[];
   /** Every edited hard-copy query that missed, with where its image stood (`SearchRecord`). */
   familyMisses: Array<{ query: Query; explained: MissExplained }>;
+  /** Every query searched at this scale, in order, with its first answer: searched again under load (`--concurrency`). */
+  searched: Array<{ query: Query; first: string | null }>;
 }
 
 /** The step of a search that found what it answered (`lastStep`); 'refused' for a query refused as too plain. */
@@ -303,7 +310,7 @@ async function runQueries(b: Bench, queries: Query[], baseline: Array<{ filepath
   for (const q of queries) {
     const { result, ms } = await search(b, q.data, q.edit.flip === true);
     const step = foundBy(result);
-    recordQueryTime(report.size, 'collection', q, ms, result);
+    recordQueryTime(report, 'collection', q, ms, result);
     report.searchMs.push(ms);
     report.hitMs.push(ms);
     report.parts.push({ resize: result.time_resize, search: result.time_search });
@@ -360,7 +367,7 @@ async function runFpr(b: Bench, queries: Query[], baseline: Array<{ filepath: st
   const fpr = families ? report.familyFpr : report.fpr;
   for (const q of queries) {
     const { result, ms } = await search(b, q.data, false);
-    recordQueryTime(report.size, 'outside', q, ms, result);
+    recordQueryTime(report, 'outside', q, ms, result);
     report.searchMs.push(ms);
     report.missMs.push(ms);
     report.parts.push({ resize: result.time_resize, search: result.time_search });
@@ -376,6 +383,44 @@ async function runFpr(b: Bench, queries: Query[], baseline: Array<{ filepath: st
       if (baseline.some((c) => hamming64(h, c.hash) <= DHASH_THRESHOLD)) baseFpr.positives++;
     }
   }
+}
+
+/**
+ * `--concurrency N`: the scale's searches again, N in flight at once and started in the order they were searched, as
+ * a worker runs an account's queued searches under its limit. The process's CPU threads (the compute pool, the vote
+ * thread) are shared, so this is what a busy account sees: searches per second, each search's time from its start
+ * (waits for a pool thread included), the CPU per search, and the searches whose first answer is not the one-at-a-time
+ * run's (concurrent searches share caches and threads, never answers).
+ */
+async function searchUnderLoad(b: Bench, report: ScaleReport, concurrency: number): Promise<void> {
+  const { searched } = report;
+  // The report's refusals are the one-at-a-time searches'.
+  const refusedBefore = refusals;
+  const times: number[] = [];
+  const changed: string[] = [];
+  let next = 0;
+  const cpuBefore = process.cpuUsage();
+  const started = performance.now();
+  const inFlight = async () => {
+    while (next < searched.length) {
+      const { query, first } = searched[next++];
+      const { result, ms } = await search(b, query.data, query.edit.flip === true);
+      times.push(ms);
+      const now = result.items[0]?.filepath ?? null;
+      if (now !== first) changed.push(`${query.edit.name} of ${query.photo.source}: ${first ?? 'nothing'} one at a time, ${now ?? 'nothing'} under load`);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, inFlight));
+  const wallSeconds = (performance.now() - started) / 1000;
+  const cpu = process.cpuUsage(cpuBefore);
+  refusals = refusedBefore;
+  const oneAtATimeSeconds = report.searchMs.reduce((sum, ms) => sum + ms, 0) / 1000;
+  log(
+    `  under load (${concurrency} in flight): ${(searched.length / wallSeconds).toFixed(2)} searches/s over ${searched.length} (one at a time: ${(searched.length / oneAtATimeSeconds).toFixed(2)}), ` +
+      `search p50 ${Math.round(pct(times, 50))} ms, p95 ${Math.round(pct(times, 95))} ms, process CPU ${Math.round((cpu.user + cpu.system) / 1000 / searched.length)} ms per search; ` +
+      `first answers changed: ${changed.length}`,
+  );
+  for (const line of changed) log(`    ${line}`);
 }
 
 // ---------- scales ----------
@@ -753,7 +798,7 @@ async function main(): Promise<void> {
     let rows = added;
     for (const [si, size] of OPTS.scales.entries()) {
       const report: ScaleReport = {
-        size: si === 0 ? added : size, realImages: realAdded, how: '', searchMs: [], missMs: [], hitMs: [], parts: [], foundBy: new Map(), outsideSteps: [], familyMisses: [], cacheBuildMs: 0, memoryPerImage: { heap: 0, total: 0 },
+        size: si === 0 ? added : size, realImages: realAdded, how: '', searchMs: [], missMs: [], hitMs: [], parts: [], foundBy: new Map(), outsideSteps: [], familyMisses: [], searched: [], cacheBuildMs: 0, memoryPerImage: { heap: 0, total: 0 },
         outcomes: new Map(), fpr: { queries: 0, positives: 0, examples: [] }, familyFpr: { queries: 0, positives: 0, examples: [] }, familyOutcomes: [],
       };
       if (si === 0) {
@@ -808,6 +853,7 @@ async function main(): Promise<void> {
       }
       for (const [step, byEdit] of familyHitsBy) log(`  family hits found by ${step}: ${[...byEdit].map(([k, n]) => `${k} ${n}`).join(', ')}`);
       log(`  scale ${report.size}: search p50 ${Math.round(pct(report.searchMs, 50))} ms, p95 ${Math.round(pct(report.searchMs, 95))} ms; fpr ${report.fpr.positives}/${report.fpr.queries}`);
+      if (OPTS.concurrency > 0) await searchUnderLoad(b, report, OPTS.concurrency);
       reports.push(report);
       await emit(false);
     }
