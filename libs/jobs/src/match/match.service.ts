@@ -133,23 +133,32 @@ interface SecondChanceCandidates {
   upright: () => Promise<UprightQuery | null>;
 }
 
-/** The stored pixels of collection images a search's second chances read or are reading, by image id (`storedPixelsOf`). */
+/** The stored pixels of collection images a search read or is reading, by image id (`storedPixelsOf`). */
 type PixelReads = Map<number, Promise<NormalizedImage | null>>;
 
-/** What every second chance of one search reads: the query, its candidates, and what the search has read so far. */
-interface ChanceSearch {
+/**
+ * One search: its collection and request, and what its steps have read and decided so far, kept once for every later
+ * step that needs it again (feature verification, the upright copy's vote, the second chances).
+ */
+interface SearchState {
   ref: CollectionRef;
+  payload: SearchPayload;
+  /** Collection paths of the images the search has met (voted, hash neighbours, alike in colour), by image id. */
+  paths: Map<number, string>;
+  /** Stored features read, by image id. */
+  fetched: Map<number, Buffer>;
+  /** Stored pixels read or being read: by the shared-detail check of concentrated fits and by the pixel chances. */
+  read: PixelReads;
+  /** The print check's verdicts (`PrintVerdicts`). */
+  verdicts: PrintVerdicts;
+}
+
+/** What every second chance of one search reads: the search, its query and its candidates. */
+interface ChanceSearch extends SearchState {
   query: LoadedQuery;
   chances: SecondChanceCandidates;
   /** The query turned upright (`SecondChanceCandidates.upright`), asked once. */
   upright: Promise<UprightQuery | null>;
-  /** Stored features read, by image id. */
-  fetched: Map<number, Buffer>;
-  paths: Map<number, string>;
-  payload: SearchPayload;
-  read: PixelReads;
-  /** The print check's verdicts (`PrintVerdicts`), shared with the search's feature verification. */
-  verdicts: PrintVerdicts;
 }
 
 /**
@@ -225,13 +234,9 @@ export class MatchService {
       const query = await this.loader.withFeatures(pixels, loading);
       steps.lap('query');
       const searchWatch = new Stopwatch().start();
-      const paths = new Map<number, string>();
-      const fetched = new Map<number, Buffer>();
-      const verdicts = new PrintVerdicts();
-      const found = hasDistinctivePoints(query)
-        ? await this.matchFeatures(ref, query, upright, payload, paths, fetched, verdicts, steps)
-        : await this.matchWholeCopy(ref, query, upright, payload, paths, fetched, verdicts, steps);
-      const matches = found.map(({ candidate: imagePk, result: match }) => ({ filepath: paths.get(imagePk)!, imagePk, match }));
+      const state: SearchState = { ref, payload, paths: new Map(), fetched: new Map(), read: new Map(), verdicts: new PrintVerdicts() };
+      const found = hasDistinctivePoints(query) ? await this.matchFeatures(state, query, upright, steps) : await this.matchWholeCopy(state, query, upright, steps);
+      const matches = found.map(({ candidate: imagePk, result: match }) => ({ filepath: state.paths.get(imagePk)!, imagePk, match }));
       // A search by a collection filepath returns that image itself first (docs/protocol.md §7): an identical copy
       // under another path scores the same, and the order of paths must not put the copy ahead of it.
       const queried = queriedPath(payload);
@@ -263,10 +268,10 @@ export class MatchService {
 
   /**
    * The vote's candidates verified in rounds (`verifyInRounds`), the few whose fit concentrates on shared detail
-   * checked on their pixels; when none verifies, the second chances. Fills `paths` and `fetched` (stored features) of
-   * the candidates it reads.
+   * checked on their pixels; when none verifies, the second chances.
    */
-  private async matchFeatures(ref: CollectionRef, query: LoadedQuery, upright: SecondChanceCandidates['upright'], payload: SearchPayload, paths: Map<number, string>, fetched: Map<number, Buffer>, verdicts: PrintVerdicts, steps: StepTimer) {
+  private async matchFeatures(state: SearchState, query: LoadedQuery, upright: SecondChanceCandidates['upright'], steps: StepTimer) {
+    const { ref, payload, paths } = state;
     const options = payload.options;
     const words = matchVocabulary().vocabulary.quantize(query.features);
     const request = { filters: options, queriedPath: queriedPath(payload) };
@@ -276,7 +281,7 @@ export class MatchService {
     this.trace?.voted('query', shortlist.map((c) => c.filepath));
     steps.lap('vote');
     const wanted = options.limit > 0 ? options.offset + options.limit : MAX_VERIFIED;
-    const byFeatures = this.featureVerification(ref, query, payload, paths, fetched, verdicts);
+    const byFeatures = this.featureVerification(state, query);
     const verified = new Set<number>();
     // A small query's words at its own scale vote only when its first round found nothing (native-scale-vote.ts).
     const nativeScale = nativeScaleWordsAhead(query.gray, this.run);
@@ -292,20 +297,20 @@ export class MatchService {
     const found = await verifyInRounds(ranked, wanted, recordingVerified(byFeatures, verified), widen);
     steps.lap('verification');
     if (found.length > 0) return found;
-    const placing = this.placing(ref, ranked.slice(0, PLACEMENT_CANDIDATES), payload, paths, COLOUR_CANDIDATES);
+    const placing = this.placing(state, ranked.slice(0, PLACEMENT_CANDIDATES), COLOUR_CANDIDATES);
     // Nothing matched, so every round ran: `verified` holds every candidate verified by features.
-    return this.secondChances(ref, query, { dense: ranked.slice(0, DENSE_CANDIDATES), placing, placesAsIs: worthPlacing(query, words), byFeatures: { steps: byFeatures, verified }, upright }, fetched, paths, verdicts, payload, steps);
+    return this.secondChances(state, query, { dense: ranked.slice(0, DENSE_CANDIDATES), placing, placesAsIs: worthPlacing(query, words), byFeatures: { steps: byFeatures, verified }, upright }, steps);
   }
 
   /**
    * Feature verification of candidates by id for `verifyInRounds`: their stored features read (into `fetched`), verified
    * on the verification threads, and the fits that concentrate on shared detail checked on their pixels.
    */
-  private featureVerification(ref: CollectionRef, query: LoadedQuery, payload: SearchPayload, paths: Map<number, string>, fetched: Map<number, Buffer>, verdicts: PrintVerdicts): RoundSteps<number, Map<number, Buffer>, MatchResult> {
+  private featureVerification(state: SearchState, query: LoadedQuery): RoundSteps<number, Map<number, Buffer>, MatchResult> {
     return verifyStoredFeatures(
       (ids) => this.index.features(ids),
-      async (targets, ids) => this.confirmSharedDetails(ref, query, ids, paths, verdicts, await this.verifyAll(query.features, targets, { checkHorizontalFlip: payload.options.check_horizontal_flip })),
-      fetched,
+      async (targets, ids) => this.confirmSharedDetails(state, query, ids, await this.verifyAll(query.features, targets, { checkHorizontalFlip: state.payload.options.check_horizontal_flip })),
+      state.fetched,
     );
   }
 
@@ -314,9 +319,9 @@ export class MatchService {
    * the second chances without vote candidates, that is the whole-image check of its hash neighbours and its placement
    * in the images most alike it in colour, as it is and turned upright. Refused as too plain when it is none.
    */
-  private async matchWholeCopy(ref: CollectionRef, query: LoadedQuery, upright: SecondChanceCandidates['upright'], payload: SearchPayload, paths: Map<number, string>, fetched: Map<number, Buffer>, verdicts: PrintVerdicts, steps: StepTimer) {
-    const placing = this.placing(ref, [], payload, paths, PLAIN_COLOUR_CANDIDATES);
-    const found = await this.secondChances(ref, query, { dense: [], placing, placesAsIs: true, byFeatures: null, upright }, fetched, paths, verdicts, payload, steps);
+  private async matchWholeCopy(state: SearchState, query: LoadedQuery, upright: SecondChanceCandidates['upright'], steps: StepTimer) {
+    const placing = this.placing(state, [], PLAIN_COLOUR_CANDIDATES);
+    const found = await this.secondChances(state, query, { dense: [], placing, placesAsIs: true, byFeatures: null, upright }, steps);
     if (found.length === 0) throw new InputRefusedError(tooPlainMessage(query));
     return found;
   }
@@ -392,12 +397,13 @@ export class MatchService {
    * pixels agree too (`confirmSharedDetail`: colours, and the collection image's own edges): two logos of one design
    * fit on their shared mark and tagline alone. Then, where the query shows the collection image's print, the two must
    * not read differently (`printCheck`): two badges of one template and colour differ only by their name.
-   * Only those candidates' stored images are read (about a fifth of true matches).
+   * Only those candidates' stored images are read (about a fifth of true matches), and kept in the search's `read` for
+   * the pixel chances, which look at the same best-voted images when the fit is refused.
    */
-  private async confirmSharedDetails(ref: CollectionRef, query: LoadedQuery, ids: number[], paths: Map<number, string>, verdicts: PrintVerdicts, results: Array<MatchResult | null>) {
+  private async confirmSharedDetails(state: SearchState, query: LoadedQuery, ids: number[], results: Array<MatchResult | null>) {
     const concentrated = ids.filter((_, i) => results[i]?.concentrated);
     if (concentrated.length === 0) return results;
-    const stored = await this.storedPixelsOf(ref, concentrated, paths);
+    const stored = await this.storedPixelsOf(state, concentrated);
     const pixelsOf = new Map(concentrated.map((imagePk, i) => [imagePk, stored[i]]));
     return Promise.all(
       results.map(async (result, i) => {
@@ -406,7 +412,7 @@ export class MatchService {
         const pixels = pixelsOf.get(ids[i]);
         if (!pixels) return result;
         const confirmed = await confirmSharedDetail(query.rgb, pixels, result, pixels.scale);
-        return confirmed && (await this.storedPrintDiffers(verdicts, ids[i], query, pixels, result)) ? null : confirmed;
+        return confirmed && (await this.storedPrintDiffers(state, ids[i], query, pixels, result)) ? null : confirmed;
       }),
     );
   }
@@ -430,16 +436,16 @@ export class MatchService {
    * whole copies again. The upright copy keeps the candidates of the rotated query's vote (its words are nearly the
    * upright one's).
    */
-  private async secondChances(ref: CollectionRef, query: LoadedQuery, chances: SecondChanceCandidates, fetched: Map<number, Buffer>, paths: Map<number, string>, verdicts: PrintVerdicts, payload: SearchPayload, steps: StepTimer) {
+  private async secondChances(state: SearchState, query: LoadedQuery, chances: SecondChanceCandidates, steps: StepTimer) {
     // The uncut frame's neighbours are only for feature verification, which a query too plain to verify does not get.
-    const neighbours = await this.hashNeighbours(ref, query, payload, paths, chances.byFeatures !== null);
+    const neighbours = await this.hashNeighbours(state, query, chances.byFeatures !== null);
     const byHash = await verifyNeighbours(chances.byFeatures, neighbours);
     steps.lap('hash_neighbours');
     if (byHash.length > 0) return byHash;
     const upright = chances.upright();
     // Awaited by the chances below unless the query is found first: its failure must not go unhandled then.
     upright.catch(() => undefined);
-    const search: ChanceSearch = { ref, query, chances, upright, fetched, paths, payload, read: new Map(), verdicts };
+    const search: ChanceSearch = { ...state, query, chances, upright };
     // The upright copy's chances run alongside the query's own pixel chances, which are answered first: neither reads
     // what the other decides (only the features and pixels both read, kept once in `fetched` and `read`), so the answer
     // is the one of the two run one after the other. A query that gets this far is rarely found by its own pixel chances
@@ -475,11 +481,10 @@ export class MatchService {
    * lapped on `steps` when given.
    */
   private pixelChances(search: ChanceSearch, by: LoadedQuery, candidates: number[], neighbours: HashNeighbour[][], placing: () => Promise<number[]>, check: DenseCheck, steps?: StepTimer): Promise<Found> {
-    const { ref, fetched, paths, payload, read } = search;
     const samePrint = async (found: Found) => this.withSamePrint(search, by, found);
-    const dense = (async () => samePrint(await this.confirmFits(ref, by, await this.weakFits(by, candidates, fetched, payload.options.check_horizontal_flip), paths, read, check)))();
-    const whole = (async () => samePrint(await this.confirmWholeImages(ref, by, wholeImageCandidates(neighbours, candidates), fetched, paths, read, check)))();
-    const placed = (async () => samePrint(await this.confirmPlacements(ref, by, await placing(), fetched, paths, read, check)))();
+    const dense = (async () => samePrint(await this.confirmFits(search, by, await this.weakFits(by, candidates, search.fetched, search.payload.options.check_horizontal_flip), check)))();
+    const whole = (async () => samePrint(await this.confirmWholeImages(search, by, wholeImageCandidates(neighbours, candidates), check)))();
+    const placed = (async () => samePrint(await this.confirmPlacements(search, by, await placing(), check)))();
     return firstFound([['dense', dense], ['whole_image', whole], ['placement', placed]], steps);
   }
 
@@ -489,8 +494,8 @@ export class MatchService {
    */
   private async withSamePrint(search: ChanceSearch, by: LoadedQuery, found: Found): Promise<Found> {
     if (found.length === 0) return found;
-    const stored = await this.storedPixelsOf(search.ref, found.map(({ candidate }) => candidate), search.paths, search.read);
-    const differs = await Promise.all(found.map(({ candidate, result }, i) => stored[i] !== null && this.storedPrintDiffers(search.verdicts, candidate, by, stored[i]!, result)));
+    const stored = await this.storedPixelsOf(search, found.map(({ candidate }) => candidate));
+    const differs = await Promise.all(found.map(({ candidate, result }, i) => stored[i] !== null && this.storedPrintDiffers(search, candidate, by, stored[i]!, result)));
     return found.filter((_, i) => !differs[i]);
   }
 
@@ -498,8 +503,8 @@ export class MatchService {
    * `printCheck` of a query and a collection image's stored pixels (decoded at their `scale` of the stored size), once
    * per image in a search (`PrintVerdicts`).
    */
-  private storedPrintDiffers(verdicts: PrintVerdicts, imagePk: number, query: LoadedQuery, stored: NormalizedImage, fit: MatchResult): Promise<boolean> {
-    return verdicts.decide(imagePk, () => this.printCheck.differs(query.gray, rgbToGray(stored), fit, stored.scale));
+  private storedPrintDiffers(state: SearchState, imagePk: number, query: LoadedQuery, stored: NormalizedImage, fit: MatchResult): Promise<boolean> {
+    return state.verdicts.decide(imagePk, () => this.printCheck.differs(query.gray, rgbToGray(stored), fit, stored.scale));
   }
 
   /**
@@ -511,14 +516,14 @@ export class MatchService {
    * steps are timed on `steps`.
    */
   private async uprightChances(search: ChanceSearch, stopped: () => boolean, steps: StepTimer): Promise<Found> {
-    const { ref, query, chances, fetched, paths, payload, verdicts } = search;
+    const { query, chances, fetched } = search;
     const upright = await search.upright;
     steps.lap('upright_copy');
     if (!upright || stopped()) return [];
-    const { found, voted, words } = await this.verifyUprightVote(ref, upright, payload, paths, fetched, verdicts, chances.byFeatures);
+    const { found, voted, words } = await this.verifyUprightVote(search, upright, chances.byFeatures);
     steps.lap('upright_vote');
     if (found.length === 0 && !stopped()) {
-      const uprightNeighbours = await this.hashNeighbours(ref, upright, payload, paths);
+      const uprightNeighbours = await this.hashNeighbours(search, upright);
       // Verified with the query's own features: their matches are in its frame already.
       const uprightByHash = await verifyNeighbours(chances.byFeatures, uprightNeighbours);
       if (uprightByHash.length > 0) return uprightByHash;
@@ -553,15 +558,16 @@ export class MatchService {
    * the upright copy's dense check found it. With the copy's words, which tell whether it is worth placing. Nothing (and
    * no vote) for a query with too few points to verify.
    */
-  private async verifyUprightVote(ref: CollectionRef, upright: LoadedQuery, payload: SearchPayload, paths: Map<number, string>, fetched: Map<number, Buffer>, verdicts: PrintVerdicts, byFeatures: FeatureVerification | null): Promise<{ found: Found; voted: number[] | null; words: Uint32Array | null }> {
+  private async verifyUprightVote(state: SearchState, upright: LoadedQuery, byFeatures: FeatureVerification | null): Promise<{ found: Found; voted: number[] | null; words: Uint32Array | null }> {
     if (!byFeatures) return { found: [], voted: null, words: null };
+    const { ref, payload, paths } = state;
     const words = matchVocabulary().vocabulary.quantize(upright.features);
     const shortlist = await this.collections.candidates(ref, { wordLists: this.wordLists(words, upright, payload), filters: payload.options, queriedPath: queriedPath(payload) });
     for (const c of shortlist) paths.set(c.imagePk, c.filepath);
     this.trace?.voted('upright', shortlist.map((c) => c.filepath));
     const ids = shortlist.filter((c) => !byFeatures.verified.has(c.imagePk)).slice(0, FIRST_ROUND).map((c) => c.imagePk);
     for (const imagePk of ids) byFeatures.verified.add(imagePk);
-    const found = await verifyInRounds(ids, ids.length, this.featureVerification(ref, upright, payload, paths, fetched, verdicts));
+    const found = await verifyInRounds(ids, ids.length, this.featureVerification(state, upright));
     return { found, voted: shortlist.slice(0, DENSE_CANDIDATES).map((c) => c.imagePk), words };
   }
 
@@ -581,10 +587,10 @@ export class MatchService {
    * The dense second chance's pixel comparisons (`confirmWeakFit`) of weak fits: smooth or faint images whose copies
    * keep too few corners for the feature check. Only candidates with a fit have their row looked up and pixels read.
    */
-  private async confirmFits(ref: CollectionRef, query: LoadedQuery, fitting: Array<{ imagePk: number; fit: MatchResult }>, paths: Map<number, string>, read: PixelReads, check: DenseCheck = {}) {
+  private async confirmFits(state: SearchState, query: LoadedQuery, fitting: Array<{ imagePk: number; fit: MatchResult }>, check: DenseCheck) {
     if (fitting.length === 0) return [];
     // Rows without a stored image (imported word lists only) have nothing to compare densely.
-    const pixelsOf = await this.storedPixelsOf(ref, fitting.map(({ imagePk }) => imagePk), paths, read);
+    const pixelsOf = await this.storedPixelsOf(state, fitting.map(({ imagePk }) => imagePk));
     return this.checkEach(
       fitting.map(({ imagePk, fit }, i) => {
         const pixels = pixelsOf[i];
@@ -597,14 +603,15 @@ export class MatchService {
    * Per probe (the query's whole-image hash, its mirror's with flip checks, and with `withUncut` its uncut frame's when it
    * has one), the collection images nearest it, nearest first. Fills `paths` for them.
    */
-  private async hashNeighbours(ref: CollectionRef, query: LoadedQuery, payload: SearchPayload, paths: Map<number, string>, withUncut = false): Promise<HashNeighbour[][]> {
-    const probes = hashProbes(query.gray, payload.options.check_horizontal_flip);
+  private async hashNeighbours(state: SearchState, query: LoadedQuery, withUncut = false): Promise<HashNeighbour[][]> {
+    const { options } = state.payload;
+    const probes = hashProbes(query.gray, options.check_horizontal_flip);
     const cutProbes = probes.length;
     if (withUncut && query.uncutHash !== undefined) probes.push({ hash: query.uncutHash, flipped: false });
-    const nearest = await this.collections.nearestByHash(ref, probes, payload.options);
+    const nearest = await this.collections.nearestByHash(state.ref, probes, options);
     return probes.map(({ flipped }, i) =>
       nearest[i].map(({ imagePk, filepath, distance }) => {
-        paths.set(imagePk, filepath);
+        state.paths.set(imagePk, filepath);
         return { imagePk, flipped, uncut: i >= cutProbes, distance };
       }),
     );
@@ -615,12 +622,13 @@ export class MatchService {
    * best-voted image (`wholeImageCandidates`) of its shape get a whole-image check (`confirmWholeImage`): copies of images
    * too smooth or too repetitive for corners, which keep the whole frame.
    */
-  private async confirmWholeImages(ref: CollectionRef, query: LoadedQuery, candidates: ReadonlyMap<number, boolean>, fetched: Map<number, Buffer>, paths: Map<number, string>, read: PixelReads, check: DenseCheck = {}) {
+  private async confirmWholeImages(state: SearchState, query: LoadedQuery, candidates: ReadonlyMap<number, boolean>, check: DenseCheck) {
     if (candidates.size === 0) return [];
+    const { fetched } = state;
     await this.fetchFeatures([...candidates.keys()], fetched);
     // A copy of the whole image keeps its shape: the pixels of other shapes are not read.
     const withFeatures = [...candidates.keys()].filter((imagePk) => fetched.get(imagePk)?.length && sameFrameShape(query.rgb, storedFrame(fetched.get(imagePk)!)));
-    const pixelsOf = await this.storedPixelsOf(ref, withFeatures, paths, read);
+    const pixelsOf = await this.storedPixelsOf(state, withFeatures);
     return this.checkEach(
       withFeatures.map((imagePk, i) => {
         const pixels = pixelsOf[i];
@@ -636,7 +644,8 @@ export class MatchService {
    * which a crop too plain to vote with, or whose image the vote ranks low, still leads to; PLAIN_COLOUR_CANDIDATES for
    * one smooth throughout (`isSmoothThroughout`), whose colours are all that lead it. Fills `paths` for them.
    */
-  private placing(ref: CollectionRef, voted: number[], payload: SearchPayload, paths: Map<number, string>, alikeCount: number): SecondChanceCandidates['placing'] {
+  private placing(state: SearchState, voted: number[], alikeCount: number): SecondChanceCandidates['placing'] {
+    const { ref, payload, paths } = state;
     const shortlists = new Map<LoadedQuery, { candidates: Promise<ColourCandidate[]>; count: number }>();
     return async (by, colours) => {
       if (!shortlists.has(by)) {
@@ -667,10 +676,11 @@ export class MatchService {
    * verification rounds did not): upright crops that neither features nor a weak fit could align. Their stored pixels
    * are taken from `read` when there, and added to it.
    */
-  private async confirmPlacements(ref: CollectionRef, query: LoadedQuery, candidates: number[], fetched: Map<number, Buffer>, paths: Map<number, string>, read: PixelReads, check: DenseCheck = {}) {
+  private async confirmPlacements(state: SearchState, query: LoadedQuery, candidates: number[], check: DenseCheck) {
+    const { fetched } = state;
     await this.fetchFeatures(candidates, fetched);
     const withFeatures = candidates.filter((imagePk) => fetched.get(imagePk)?.length);
-    const pixelsOf = await this.storedPixelsOf(ref, withFeatures, paths, read);
+    const pixelsOf = await this.storedPixelsOf(state, withFeatures);
     return this.checkEach(
       withFeatures.map((imagePk, i) => {
         const pixels = pixelsOf[i];
@@ -703,7 +713,7 @@ export class MatchService {
    * run at once (sharp decodes off the main thread): on a query with no match they are most of a second chance's time,
    * and the second chances look at the same best-voted images.
    */
-  private async storedPixelsOf(ref: CollectionRef, imagePks: readonly number[], paths: Map<number, string>, read: PixelReads = new Map()): Promise<Array<NormalizedImage | null>> {
+  private async storedPixelsOf({ ref, paths, read }: SearchState, imagePks: readonly number[]): Promise<Array<NormalizedImage | null>> {
     const unread = [...new Set(imagePks)].filter((imagePk) => !read.has(imagePk));
     if (unread.length > 0) {
       const rows = this.images.findByPaths(ref, unread.map((imagePk) => paths.get(imagePk)!));
