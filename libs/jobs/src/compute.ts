@@ -33,7 +33,7 @@ export function computeThreads(size: number = defaultComputeThreads()): Compute 
   // Starts its thread with the first vote large enough to share (400,000 postings: a collection of about 25,000 images).
   const voteThread = new VoteThread();
   return {
-    run: (task, input) => started().run(task, input),
+    run: (task, input, signal) => started().run(task, input, signal),
     runOnSpareThread: (task, input) => started().runIfIdle(task, input),
     verifyAll: (query, targets, options) => verifyOnThreads(started())(query, targets, options),
     voteThread,

@@ -8,3 +8,11 @@ export const threadIdTask = defineTask(__filename, 'threadIdTask', async ({ hold
 });
 
 export const crashTask = defineTask(__filename, 'crashTask', (): never => process.exit(7));
+
+let runs = 0;
+/** How many times this thread has run it, this run included (after holding the thread for a while). */
+export const runCountTask = defineTask(__filename, 'runCountTask', async ({ holdMs }: { holdMs: number }) => {
+  const run = ++runs;
+  await new Promise((resolve) => setTimeout(resolve, holdMs));
+  return run;
+});

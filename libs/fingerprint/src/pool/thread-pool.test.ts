@@ -2,11 +2,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { extractFeatures } from '../features';
 import { serializeFeatures } from '../features-codec';
 import { verifyInThisThread } from '../verify-batch';
-import { ThreadPool } from './thread-pool';
+import { runInThisThread, ThreadPool } from './thread-pool';
 import { verifyOnThreads } from './verify-task';
 import { cropBox, crop } from '../testing/edits';
 import { syntheticImage, toGray } from '../testing/synthetic-images';
-import { crashTask, threadIdTask } from './testing-tasks';
+import { crashTask, runCountTask, threadIdTask } from './testing-tasks';
 
 describe('thread pool', () => {
   const pool = new ThreadPool(2);
@@ -42,6 +42,25 @@ describe('thread pool', () => {
       await small.close();
     }
     expect(small.runIfIdle(threadIdTask, { holdMs: 0 }), 'closed').toBeNull();
+  }, 60_000);
+
+  it('withdraws a queued task whose signal aborts before its turn: it never runs, and fails with the reason', async () => {
+    const single = new ThreadPool(1);
+    try {
+      const busy = single.run(runCountTask, { holdMs: 300 });
+      const answered = new AbortController();
+      const withdrawn = single.run(runCountTask, { holdMs: 0 }, answered.signal);
+      const next = single.run(runCountTask, { holdMs: 0 });
+      answered.abort(new Error('answered'));
+      await expect(withdrawn).rejects.toThrow('answered');
+      expect(await busy).toBe(1);
+      expect(await next, 'the second task the thread ran').toBe(2);
+      await expect(single.run(runCountTask, { holdMs: 0 }, answered.signal), 'asked after the abort').rejects.toThrow('answered');
+      expect(await single.run(runCountTask, { holdMs: 0 }, new AbortController().signal)).toBe(3);
+    } finally {
+      await single.close();
+    }
+    await expect(runInThisThread(runCountTask, { holdMs: 0 }, AbortSignal.abort(new Error('answered'))), 'nor in the calling thread').rejects.toThrow('answered');
   }, 60_000);
 
   it('fails the task of a thread that dies, and runs the next ones on a fresh thread', async () => {

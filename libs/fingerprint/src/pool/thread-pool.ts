@@ -18,10 +18,16 @@ export function defineTask<I, O>(module: string, name: string, run: (input: I) =
   return { module, name, run };
 }
 
-/** Runs a task somewhere: on a pool thread (`ThreadPool.run`) or in the calling thread (`runInThisThread`). */
-export type TaskRunner = <I, O>(task: ThreadTask<I, O>, input: I) => Promise<O>;
+/**
+ * Runs a task somewhere: on a pool thread (`ThreadPool.run`) or in the calling thread (`runInThisThread`). A task whose
+ * `signal` has aborted by its turn is withdrawn: never run, it fails with the signal's reason.
+ */
+export type TaskRunner = <I, O>(task: ThreadTask<I, O>, input: I, signal?: AbortSignal) => Promise<O>;
 
-export const runInThisThread: TaskRunner = async (task, input) => task.run(input);
+export const runInThisThread: TaskRunner = async (task, input, signal) => {
+  signal?.throwIfAborted();
+  return task.run(input);
+};
 
 /**
  * Runs a task on a thread that is free now, or not at all (null): for work started ahead on the chance that it will be
@@ -34,6 +40,7 @@ export const noSpareThread: SpareRunner = () => null;
 
 interface Job {
   request: TaskRequest;
+  signal?: AbortSignal;
   resolve(output: unknown): void;
   reject(error: Error): void;
 }
@@ -63,12 +70,15 @@ export class ThreadPool {
     for (let i = 0; i < size; i++) this.threads.push(this.spawn());
   }
 
-  /** Runs `task` on the next free thread. */
-  run<I, O>(task: ThreadTask<I, O>, input: I): Promise<O> {
+  /**
+   * Runs `task` on the next free thread, unless `signal` has aborted by then: work queued for an answer that no longer
+   * needs it must not hold a thread that other work waits for.
+   */
+  run<I, O>(task: ThreadTask<I, O>, input: I, signal?: AbortSignal): Promise<O> {
     if (this.closed) return Promise.reject(new Error('The thread pool is closed.'));
     return new Promise<O>((resolve, reject) => {
       const request: TaskRequest = { id: this.nextId++, module: task.module, name: task.name, input };
-      this.queue.push({ request, resolve: resolve as (output: unknown) => void, reject });
+      this.queue.push({ request, signal, resolve: resolve as (output: unknown) => void, reject });
       this.dispatch();
     });
   }
@@ -80,7 +90,7 @@ export class ThreadPool {
   }
 
   /** `run` as a `TaskRunner`, for code that takes either the pool or `runInThisThread`. */
-  readonly runner: TaskRunner = (task, input) => this.run(task, input);
+  readonly runner: TaskRunner = (task, input, signal) => this.run(task, input, signal);
 
   async close(): Promise<void> {
     this.closed = true;
@@ -121,7 +131,8 @@ export class ThreadPool {
     for (const thread of this.threads) {
       if (this.queue.length === 0) return;
       if (thread.job !== null) continue;
-      const job = this.queue.shift()!;
+      const job = this.nextToRun();
+      if (!job) return;
       thread.job = job;
       thread.worker.ref();
       try {
@@ -133,6 +144,15 @@ export class ThreadPool {
         job.reject(error instanceof Error ? error : new Error(String(error)));
       }
     }
+  }
+
+  /** The first queued job whose signal has not aborted; those before it are withdrawn. */
+  private nextToRun(): Job | undefined {
+    for (let job = this.queue.shift(); job; job = this.queue.shift()) {
+      if (!job.signal?.aborted) return job;
+      job.reject(job.signal.reason instanceof Error ? job.signal.reason : new Error('The task was withdrawn.'));
+    }
+    return undefined;
   }
 
   private settle(thread: PoolThread, response: TaskResponse): void {

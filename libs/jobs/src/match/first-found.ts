@@ -8,8 +8,8 @@ export type Found = Array<{ candidate: number; result: MatchResult }>;
  * Second chances started at once, answered in their order: what the first that confirms anything found, each lapped on
  * `steps` (when given) as it is answered (a later chance, run alongside, mostly answers at once). None of them reads
  * what another decides, so the answer is the one of the chances run one after the other; run so, they left a core idle
- * between their few checks. The work of those after the one that confirms is wasted, which a query that gets this far
- * seldom causes: it is most often not in the collection, and every chance runs.
+ * between their few checks. The work of those after the one that confirms is wasted; what of it still waits for a
+ * compute thread is withdrawn by the caller once answered (`MatchService.pixelChances`).
  */
 export async function firstFound(chances: Array<[step: string, found: Promise<Found>]>, steps?: StepTimer): Promise<Found> {
   // Awaited below unless an earlier chance confirms first: their failures must not go unhandled then.

@@ -561,6 +561,43 @@ describe('MatchService on a small collection added through ingest', () => {
     }
   }, 120_000);
 
+  it('withdraws the placements still waiting for a compute thread once an earlier second chance has found the image', async () => {
+    // One thread: the placements started with the dense and whole-image checks wait behind them.
+    const pool = new ThreadPool(1);
+    onTestFinished(() => pool.close());
+    let answered = false;
+    const ranAfterAnswer: string[] = [];
+    const withdrawn: string[] = [];
+    const settled: Array<Promise<unknown>> = [];
+    const recording: TaskRunner = (task, input, signal) => {
+      const output = pool.run(task, input, signal);
+      settled.push(output.then(() => answered && ranAfterAnswer.push(task.name), () => withdrawn.push(task.name)));
+      return output;
+    };
+    const searching = new MatchService(images, matchIndex, blobs, new LocalCollectionIndex(new MatchIndexCache(matchIndex)), verifyInThisThread, recording);
+    const tiles = originals.get(6)!;
+    const queries: Array<[string, Buffer, string, string]> = [
+      ['corner.jpg', await jpegOf(await crop(tiles, cropBox(tiles, 0.25, 0.3, 0)), 85), 'patterns/tiles.jpg', 'dense'],
+      ['half.jpg', await jpegOf(await scale(originals.get(9)!, 0.5), 30), 'patterns/lattice.jpg', 'whole_image'],
+    ];
+    for (const [label, data, image, foundBy] of queries) {
+      answered = false;
+      ranAfterAnswer.length = 0;
+      withdrawn.length = 0;
+      settled.length = 0;
+      const result = await searching.search(searchPayload(await staged(data, label)));
+      answered = true;
+      await Promise.all(settled);
+      expect(paths(result.items), label).toEqual([image]);
+      expect(Object.keys(result.steps ?? {}).at(-1), label).toBe(foundBy);
+      // The thread takes up the next waiting check as the answering one ends, before the answer is known: that one
+      // runs (without the withdrawal, all 4 placements ran after the answer).
+      expect(ranAfterAnswer.length, label).toBeLessThanOrEqual(1);
+      expect(withdrawn.length, label).toBeGreaterThanOrEqual(3);
+      expect(new Set(withdrawn), label).toEqual(new Set([placedCropTask.name]));
+    }
+  }, 120_000);
+
   it('compares a rotated copy of the smooth wallpaper with it upright, and places the match in the rotated copy', async () => {
     const turned = await jpegOf(await rotate(originals.get(5)!, 20), 80);
     const result = await service.compare(comparePayload(await staged(turned, 'turned.jpg'), { filepath: 'wallpapers/blobs.jpg' }));

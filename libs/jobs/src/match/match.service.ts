@@ -159,6 +159,8 @@ interface ChanceSearch extends SearchState {
   chances: SecondChanceCandidates;
   /** The query turned upright (`SecondChanceCandidates.upright`), asked once. */
   upright: Promise<UprightQuery | null>;
+  /** Aborts once the second chances have their answer: the pixel checks still queued for them are withdrawn. */
+  answered: AbortSignal;
 }
 
 /**
@@ -445,7 +447,8 @@ export class MatchService {
     const upright = chances.upright();
     // Awaited by the chances below unless the query is found first: its failure must not go unhandled then.
     upright.catch(() => undefined);
-    const search: ChanceSearch = { ...state, query, chances, upright };
+    const answered = new AbortController();
+    const search: ChanceSearch = { ...state, query, chances, upright, answered: answered.signal };
     // The upright copy's chances run alongside the query's own pixel chances, which are answered first: neither reads
     // what the other decides (only the features and pixels both read, kept once in `fetched` and `read`), so the answer
     // is the one of the two run one after the other. A query that gets this far is rarely found by its own pixel chances
@@ -464,28 +467,40 @@ export class MatchService {
       if (placing.length === 0 || (await upright)?.onFilledCanvas) return [];
       return placing;
     };
-    const asIs = await this.pixelChances(search, query, chances.dense, neighbours, placingAsIs, {}, steps);
-    if (asIs.length > 0) {
-      foundAsIs = true;
-      return asIs;
+    try {
+      const asIs = await this.pixelChances(search, query, chances.dense, neighbours, placingAsIs, {}, steps);
+      if (asIs.length > 0) {
+        foundAsIs = true;
+        return asIs;
+      }
+      const foundUpright = await uprightChain;
+      steps.alongside(uprightSteps);
+      return foundUpright;
+    } finally {
+      answered.abort();
     }
-    const foundUpright = await uprightChain;
-    steps.alongside(uprightSteps);
-    return foundUpright;
   }
 
   /**
    * The three pixel chances of `by` (the query as it is, or its upright copy), judged as `check`: the dense check of the
    * best-voted few (`candidates`), the whole-image check of its hash neighbours (`neighbours`) and the best-voted image,
    * and its placement in the images `placing` gives, started at once and answered in that order (`firstFound`), each
-   * lapped on `steps` when given.
+   * lapped on `steps` when given. Once answered, the checks of later chances still waiting for a compute thread are
+   * withdrawn, as are all of them once the search is answered (a rotated query found as it is while its upright copy's
+   * chances run): under concurrent searches they would hold threads that other searches wait for.
    */
-  private pixelChances(search: ChanceSearch, by: LoadedQuery, candidates: number[], neighbours: HashNeighbour[][], placing: () => Promise<number[]>, check: DenseCheck, steps?: StepTimer): Promise<Found> {
+  private async pixelChances(search: ChanceSearch, by: LoadedQuery, candidates: number[], neighbours: HashNeighbour[][], placing: () => Promise<number[]>, check: DenseCheck, steps?: StepTimer): Promise<Found> {
+    const answered = new AbortController();
+    const withdrawn = AbortSignal.any([search.answered, answered.signal]);
     const samePrint = async (found: Found) => this.withSamePrint(search, by, found);
-    const dense = (async () => samePrint(await this.confirmFits(search, by, await this.weakFits(by, candidates, search.fetched, search.payload.options.check_horizontal_flip), check)))();
-    const whole = (async () => samePrint(await this.confirmWholeImages(search, by, wholeImageCandidates(neighbours, candidates), check)))();
-    const placed = (async () => samePrint(await this.confirmPlacements(search, by, await placing(), check)))();
-    return firstFound([['dense', dense], ['whole_image', whole], ['placement', placed]], steps);
+    const dense = (async () => samePrint(await this.confirmFits(search, by, await this.weakFits(by, candidates, search.fetched, search.payload.options.check_horizontal_flip), check, withdrawn)))();
+    const whole = (async () => samePrint(await this.confirmWholeImages(search, by, wholeImageCandidates(neighbours, candidates), check, withdrawn)))();
+    const placed = (async () => samePrint(await this.confirmPlacements(search, by, await placing(), check, withdrawn)))();
+    try {
+      return await firstFound([['dense', dense], ['whole_image', whole], ['placement', placed]], steps);
+    } finally {
+      answered.abort();
+    }
   }
 
   /**
@@ -587,14 +602,14 @@ export class MatchService {
    * The dense second chance's pixel comparisons (`confirmWeakFit`) of weak fits: smooth or faint images whose copies
    * keep too few corners for the feature check. Only candidates with a fit have their row looked up and pixels read.
    */
-  private async confirmFits(state: SearchState, query: LoadedQuery, fitting: Array<{ imagePk: number; fit: MatchResult }>, check: DenseCheck) {
+  private async confirmFits(state: SearchState, query: LoadedQuery, fitting: Array<{ imagePk: number; fit: MatchResult }>, check: DenseCheck, withdrawn: AbortSignal) {
     if (fitting.length === 0) return [];
     // Rows without a stored image (imported word lists only) have nothing to compare densely.
     const pixelsOf = await this.storedPixelsOf(state, fitting.map(({ imagePk }) => imagePk));
     return this.checkEach(
       fitting.map(({ imagePk, fit }, i) => {
         const pixels = pixelsOf[i];
-        return pixels && { candidate: imagePk, confirmed: this.run(denseFitTask, { query: query.rgb, target: pixelsOnly(pixels), fit, targetScale: pixels.scale, check }) };
+        return pixels && { candidate: imagePk, confirmed: this.run(denseFitTask, { query: query.rgb, target: pixelsOnly(pixels), fit, targetScale: pixels.scale, check }, withdrawn) };
       }),
     );
   }
@@ -622,7 +637,7 @@ export class MatchService {
    * best-voted image (`wholeImageCandidates`) of its shape get a whole-image check (`confirmWholeImage`): copies of images
    * too smooth or too repetitive for corners, which keep the whole frame.
    */
-  private async confirmWholeImages(state: SearchState, query: LoadedQuery, candidates: ReadonlyMap<number, boolean>, check: DenseCheck) {
+  private async confirmWholeImages(state: SearchState, query: LoadedQuery, candidates: ReadonlyMap<number, boolean>, check: DenseCheck, withdrawn: AbortSignal) {
     if (candidates.size === 0) return [];
     const { fetched } = state;
     await this.fetchFeatures([...candidates.keys()], fetched);
@@ -633,7 +648,7 @@ export class MatchService {
       withFeatures.map((imagePk, i) => {
         const pixels = pixelsOf[i];
         const target = pixels && { rgb: pixelsOnly(pixels), features: deserializeFeatures(fetched.get(imagePk)!) };
-        return target && { candidate: imagePk, confirmed: this.run(wholeImageTask, { query: queryPixels(query), target, flipped: candidates.get(imagePk)!, check }) };
+        return target && { candidate: imagePk, confirmed: this.run(wholeImageTask, { query: queryPixels(query), target, flipped: candidates.get(imagePk)!, check }, withdrawn) };
       }),
     );
   }
@@ -676,7 +691,7 @@ export class MatchService {
    * verification rounds did not): upright crops that neither features nor a weak fit could align. Their stored pixels
    * are taken from `read` when there, and added to it.
    */
-  private async confirmPlacements(state: SearchState, query: LoadedQuery, candidates: number[], check: DenseCheck) {
+  private async confirmPlacements(state: SearchState, query: LoadedQuery, candidates: number[], check: DenseCheck, withdrawn: AbortSignal) {
     const { fetched } = state;
     await this.fetchFeatures(candidates, fetched);
     const withFeatures = candidates.filter((imagePk) => fetched.get(imagePk)?.length);
@@ -685,7 +700,7 @@ export class MatchService {
       withFeatures.map((imagePk, i) => {
         const pixels = pixelsOf[i];
         const target = pixels && { rgb: pixelsOnly(pixels), features: deserializeFeatures(fetched.get(imagePk)!) };
-        return target && { candidate: imagePk, confirmed: this.run(placedCropTask, { query: queryPixels(query), target, check }) };
+        return target && { candidate: imagePk, confirmed: this.run(placedCropTask, { query: queryPixels(query), target, check }, withdrawn) };
       }),
     );
   }
