@@ -487,15 +487,15 @@ export class MatchService {
    * and its placement in the images `placing` gives, started at once and answered in that order (`firstFound`), each
    * lapped on `steps` when given. Once answered, the checks of later chances still waiting for a compute thread are
    * withdrawn, as are all of them once the search is answered (a rotated query found as it is while its upright copy's
-   * chances run): under concurrent searches they would hold threads that other searches wait for.
+   * chances run): they would hold threads that the next search, or a concurrent one, waits for.
    */
   private async pixelChances(search: ChanceSearch, by: LoadedQuery, candidates: number[], neighbours: HashNeighbour[][], placing: () => Promise<number[]>, check: DenseCheck, steps?: StepTimer): Promise<Found> {
     const answered = new AbortController();
-    const withdrawn = AbortSignal.any([search.answered, answered.signal]);
+    const withdrawal = AbortSignal.any([search.answered, answered.signal]);
     const samePrint = async (found: Found) => this.withSamePrint(search, by, found);
-    const dense = (async () => samePrint(await this.confirmFits(search, by, await this.weakFits(by, candidates, search.fetched, search.payload.options.check_horizontal_flip), check, withdrawn)))();
-    const whole = (async () => samePrint(await this.confirmWholeImages(search, by, wholeImageCandidates(neighbours, candidates), check, withdrawn)))();
-    const placed = (async () => samePrint(await this.confirmPlacements(search, by, await placing(), check, withdrawn)))();
+    const dense = (async () => samePrint(await this.confirmFits(search, by, await this.weakFits(by, candidates, search.fetched, search.payload.options.check_horizontal_flip), check, withdrawal)))();
+    const whole = (async () => samePrint(await this.confirmWholeImages(search, by, wholeImageCandidates(neighbours, candidates), check, withdrawal)))();
+    const placed = (async () => samePrint(await this.confirmPlacements(search, by, await placing(), check, withdrawal)))();
     try {
       return await firstFound([['dense', dense], ['whole_image', whole], ['placement', placed]], steps);
     } finally {
@@ -602,14 +602,14 @@ export class MatchService {
    * The dense second chance's pixel comparisons (`confirmWeakFit`) of weak fits: smooth or faint images whose copies
    * keep too few corners for the feature check. Only candidates with a fit have their row looked up and pixels read.
    */
-  private async confirmFits(state: SearchState, query: LoadedQuery, fitting: Array<{ imagePk: number; fit: MatchResult }>, check: DenseCheck, withdrawn: AbortSignal) {
+  private async confirmFits(state: SearchState, query: LoadedQuery, fitting: Array<{ imagePk: number; fit: MatchResult }>, check: DenseCheck, withdrawal: AbortSignal) {
     if (fitting.length === 0) return [];
     // Rows without a stored image (imported word lists only) have nothing to compare densely.
     const pixelsOf = await this.storedPixelsOf(state, fitting.map(({ imagePk }) => imagePk));
     return this.checkEach(
       fitting.map(({ imagePk, fit }, i) => {
         const pixels = pixelsOf[i];
-        return pixels && { candidate: imagePk, confirmed: this.run(denseFitTask, { query: query.rgb, target: pixelsOnly(pixels), fit, targetScale: pixels.scale, check }, withdrawn) };
+        return pixels && { candidate: imagePk, confirmed: this.run(denseFitTask, { query: query.rgb, target: pixelsOnly(pixels), fit, targetScale: pixels.scale, check }, withdrawal) };
       }),
     );
   }
@@ -637,7 +637,7 @@ export class MatchService {
    * best-voted image (`wholeImageCandidates`) of its shape get a whole-image check (`confirmWholeImage`): copies of images
    * too smooth or too repetitive for corners, which keep the whole frame.
    */
-  private async confirmWholeImages(state: SearchState, query: LoadedQuery, candidates: ReadonlyMap<number, boolean>, check: DenseCheck, withdrawn: AbortSignal) {
+  private async confirmWholeImages(state: SearchState, query: LoadedQuery, candidates: ReadonlyMap<number, boolean>, check: DenseCheck, withdrawal: AbortSignal) {
     if (candidates.size === 0) return [];
     const { fetched } = state;
     await this.fetchFeatures([...candidates.keys()], fetched);
@@ -648,7 +648,7 @@ export class MatchService {
       withFeatures.map((imagePk, i) => {
         const pixels = pixelsOf[i];
         const target = pixels && { rgb: pixelsOnly(pixels), features: deserializeFeatures(fetched.get(imagePk)!) };
-        return target && { candidate: imagePk, confirmed: this.run(wholeImageTask, { query: queryPixels(query), target, flipped: candidates.get(imagePk)!, check }, withdrawn) };
+        return target && { candidate: imagePk, confirmed: this.run(wholeImageTask, { query: queryPixels(query), target, flipped: candidates.get(imagePk)!, check }, withdrawal) };
       }),
     );
   }
@@ -691,7 +691,7 @@ export class MatchService {
    * verification rounds did not): upright crops that neither features nor a weak fit could align. Their stored pixels
    * are taken from `read` when there, and added to it.
    */
-  private async confirmPlacements(state: SearchState, query: LoadedQuery, candidates: number[], check: DenseCheck, withdrawn: AbortSignal) {
+  private async confirmPlacements(state: SearchState, query: LoadedQuery, candidates: number[], check: DenseCheck, withdrawal: AbortSignal) {
     const { fetched } = state;
     await this.fetchFeatures(candidates, fetched);
     const withFeatures = candidates.filter((imagePk) => fetched.get(imagePk)?.length);
@@ -700,7 +700,7 @@ export class MatchService {
       withFeatures.map((imagePk, i) => {
         const pixels = pixelsOf[i];
         const target = pixels && { rgb: pixelsOnly(pixels), features: deserializeFeatures(fetched.get(imagePk)!) };
-        return target && { candidate: imagePk, confirmed: this.run(placedCropTask, { query: queryPixels(query), target, check }, withdrawn) };
+        return target && { candidate: imagePk, confirmed: this.run(placedCropTask, { query: queryPixels(query), target, check }, withdrawal) };
       }),
     );
   }
