@@ -146,7 +146,7 @@ const searchRecord = new SearchRecord();
 
 /** What a worker process runs, its searches recorded in `searchRecord`. */
 const workerServices = (infra: Infrastructure) => createWorkerServices({ images: infra.images, blobs: infra.blobs, matchIndex: infra.matchIndex, db: infra.db, searchTrace: searchRecord });
-/** Queries the service refused as too plain to search (counted as misses / negatives). */
+/** Queries the service refused as too plain to search (counted as misses / negatives), one-at-a-time searches only (`recordSearch`). */
 let refusals = 0;
 
 async function stage(b: Bench, data: Buffer): Promise<string> {
@@ -155,7 +155,7 @@ async function stage(b: Bench, data: Buffer): Promise<string> {
   return key;
 }
 
-async function search(b: Bench, data: Buffer, flip: boolean): Promise<{ result: SearchResult; ms: number }> {
+async function search(b: Bench, data: Buffer, flip: boolean): Promise<{ result: SearchResult; ms: number; refused: boolean }> {
   const key = await stage(b, data);
   const payload: SearchPayload = {
     account_id: b.accountId,
@@ -170,14 +170,13 @@ async function search(b: Bench, data: Buffer, flip: boolean): Promise<{ result: 
   searchRecord.clear();
   try {
     const result = (await b.processors[JobKind.Search](payload, JOB)) as SearchResult;
-    return { result, ms: performance.now() - started };
+    return { result, ms: performance.now() - started, refused: false };
   } catch (error) {
     // A refused query (too plain after the edit: fewer than 12 ORB points, and no whole copy found) is a miss, as the
     // caller gets no result.
     if ((error as { code?: string }).code !== 'INPUT_REFUSED') throw error;
-    refusals++;
     const ms = performance.now() - started;
-    return { result: { query_filepath: 'query.jpg', items: [], total_results: 0, total_filtered_results: 0, time_resize: 0, time_search: 0 }, ms };
+    return { result: { query_filepath: 'query.jpg', items: [], total_results: 0, total_filtered_results: 0, time_resize: 0, time_search: 0 }, ms, refused: true };
   }
 }
 
@@ -247,7 +246,9 @@ const scoreLog: Array<{ size: number; kind: 'collection' | 'outside'; family: st
  */
 const queryTimes: QueryTime[] = [];
 
-function recordQueryTime(report: ScaleReport, kind: QueryTime['kind'], q: Query, ms: number, result: SearchResult) {
+/** A one-at-a-time search of `q`: its time and first answer (`queryTimes`, `ScaleReport.searched`), and its refusal. */
+function recordSearch(report: ScaleReport, kind: QueryTime['kind'], q: Query, { result, ms, refused }: Awaited<ReturnType<typeof search>>) {
+  if (refused) refusals++;
   const first = result.items[0]?.filepath ?? null;
   queryTimes.push({ size: report.size, kind, family: q.photo.family, source: q.photo.source, edit: q.edit.name, ms: Math.round(ms * 10) / 10, first });
   report.searched.push({ query: q, first });
@@ -308,9 +309,10 @@ const describeMeanSteps = (all: StepTimes[]) => meanSteps(all).map(([step, ms]) 
 
 async function runQueries(b: Bench, queries: Query[], baseline: Array<{ filepath: string; hash: bigint }> | null, report: ScaleReport, failures: unknown[], families = false): Promise<void> {
   for (const q of queries) {
-    const { result, ms } = await search(b, q.data, q.edit.flip === true);
+    const answer = await search(b, q.data, q.edit.flip === true);
+    const { result, ms } = answer;
     const step = foundBy(result);
-    recordQueryTime(report, 'collection', q, ms, result);
+    recordSearch(report, 'collection', q, answer);
     report.searchMs.push(ms);
     report.hitMs.push(ms);
     report.parts.push({ resize: result.time_resize, search: result.time_search });
@@ -366,8 +368,9 @@ async function runQueries(b: Bench, queries: Query[], baseline: Array<{ filepath
 async function runFpr(b: Bench, queries: Query[], baseline: Array<{ filepath: string; hash: bigint }> | null, report: ScaleReport, baseFpr?: { positives: number }, families = false): Promise<void> {
   const fpr = families ? report.familyFpr : report.fpr;
   for (const q of queries) {
-    const { result, ms } = await search(b, q.data, false);
-    recordQueryTime(report, 'outside', q, ms, result);
+    const answer = await search(b, q.data, false);
+    const { result, ms } = answer;
+    recordSearch(report, 'outside', q, answer);
     report.searchMs.push(ms);
     report.missMs.push(ms);
     report.parts.push({ resize: result.time_resize, search: result.time_search });
@@ -385,6 +388,12 @@ async function runFpr(b: Bench, queries: Query[], baseline: Array<{ filepath: st
   }
 }
 
+/** The process's CPU (every thread's, ms) since `since`, per one of `searches` searches. */
+function cpuMsPerSearch(since: NodeJS.CpuUsage, searches: number): number {
+  const cpu = process.cpuUsage(since);
+  return Math.round((cpu.user + cpu.system) / 1000 / searches);
+}
+
 /**
  * `--concurrency N`: the scale's searches again, N in flight at once and started in the order they were searched, as
  * a worker runs an account's queued searches under its limit. The process's CPU threads (the compute pool, the vote
@@ -394,8 +403,6 @@ async function runFpr(b: Bench, queries: Query[], baseline: Array<{ filepath: st
  */
 async function searchUnderLoad(b: Bench, report: ScaleReport, concurrency: number): Promise<void> {
   const { searched } = report;
-  // The report's refusals are the one-at-a-time searches'.
-  const refusedBefore = refusals;
   const times: number[] = [];
   const changed: string[] = [];
   let next = 0;
@@ -412,12 +419,11 @@ async function searchUnderLoad(b: Bench, report: ScaleReport, concurrency: numbe
   };
   await Promise.all(Array.from({ length: concurrency }, inFlight));
   const wallSeconds = (performance.now() - started) / 1000;
-  const cpu = process.cpuUsage(cpuBefore);
-  refusals = refusedBefore;
+  const cpuPerSearch = cpuMsPerSearch(cpuBefore, searched.length);
   const oneAtATimeSeconds = report.searchMs.reduce((sum, ms) => sum + ms, 0) / 1000;
   log(
     `  under load (${concurrency} in flight): ${(searched.length / wallSeconds).toFixed(2)} searches/s over ${searched.length} (one at a time: ${(searched.length / oneAtATimeSeconds).toFixed(2)}), ` +
-      `search p50 ${Math.round(pct(times, 50))} ms, p95 ${Math.round(pct(times, 95))} ms, process CPU ${Math.round((cpu.user + cpu.system) / 1000 / searched.length)} ms per search; ` +
+      `search p50 ${Math.round(pct(times, 50))} ms, p95 ${Math.round(pct(times, 95))} ms, process CPU ${cpuPerSearch} ms per search; ` +
       `first answers changed: ${changed.length}`,
   );
   for (const line of changed) log(`    ${line}`);
@@ -831,8 +837,7 @@ async function main(): Promise<void> {
       }
       await runFpr(b, si === 0 ? familyFprQueries : familyFprQueries.filter((_, i) => i % 2 === 0), null, report, undefined, true);
       log(`  families: recall@1 ${fmtPct(report.familyOutcomes.filter((o) => o.rank === 1).length, report.familyOutcomes.length)}, wrong first ${report.familyOutcomes.filter((o) => o.wrongFirst).length}, fpr ${report.familyFpr.positives}/${report.familyFpr.queries}`);
-      const cpu = process.cpuUsage(cpuBefore);
-      log(`  process CPU over the searches: ${Math.round((cpu.user + cpu.system) / 1000 / report.searchMs.length)} ms per search (${report.searchMs.length} searches)`);
+      log(`  process CPU over the searches: ${cpuMsPerSearch(cpuBefore, report.searchMs.length)} ms per search (${report.searchMs.length} searches)`);
       if (si === 0) {
         for (const q of queries.filter((x) => x.edit.name === 'crop 50 %').slice(0, 30)) {
           try {
