@@ -19,6 +19,7 @@ export { derotate, dominantRotation, matchInRotatedFrame, uprightCopy, uprightEv
 export { renderOverlay } from './overlay';
 export { cropRgb, rgbToGray, type PixelBox, type PixelRegion } from './rgb';
 export { loadOpenCv } from './opencv';
+export { featuresInSharedMemory, pixelsInSharedMemory, sharedCopy } from './pool/shared-memory';
 export { defineTask, noSpareThread, runInThisThread, ThreadPool, type SpareRunner, type TaskRunner, type ThreadTask } from './pool/thread-pool';
 export { verifyOnThreads } from './pool/verify-task';
 export { verifyInThisThread, type VerifyBatch } from './verify-batch';

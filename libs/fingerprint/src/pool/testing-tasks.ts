@@ -16,3 +16,8 @@ export const runCountTask = defineTask(__filename, 'runCountTask', async ({ hold
   await new Promise((resolve) => setTimeout(resolve, holdMs));
   return run;
 });
+
+/** Writes `value` into the first of `bytes`: whether the caller then reads it tells shared memory from a copy. */
+export const writeFirstByteTask = defineTask(__filename, 'writeFirstByteTask', ({ bytes, value }: { bytes: Uint8Array; value: number }) => {
+  bytes[0] = value;
+});

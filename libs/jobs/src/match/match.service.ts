@@ -1,4 +1,4 @@
-import { colourSet, colourShares, isSmoothThroughout, sameFrameShape, storedFrame, confirmDense, noSpareThread, SpareRunner, confirmPlacedCrop, confirmSharedDetail, confirmUpright, DenseCheck, UPRIGHT_CHECK, confirmWholeImage, deserializeFeatures, differenceHash, hashDistance, matchInRotatedFrame, mirrorGray, weakFitOptions, worthDenseCheck, enhancedScore, Features, GrayImage, MatchResult, renderOverlay, RgbImage, rgbToGray, runInThisThread, TaskRunner, verifyInThisThread, verifyMatch, VerifyBatch } from '@loupe/fingerprint';
+import { colourSet, pixelsInSharedMemory, colourShares, isSmoothThroughout, sameFrameShape, storedFrame, confirmDense, noSpareThread, SpareRunner, confirmPlacedCrop, confirmSharedDetail, confirmUpright, DenseCheck, UPRIGHT_CHECK, confirmWholeImage, deserializeFeatures, differenceHash, hashDistance, matchInRotatedFrame, mirrorGray, weakFitOptions, worthDenseCheck, enhancedScore, Features, GrayImage, MatchResult, renderOverlay, RgbImage, rgbToGray, runInThisThread, TaskRunner, verifyInThisThread, verifyMatch, VerifyBatch } from '@loupe/fingerprint';
 import { decodeToRgb, findContentBox, findContentInsideFlatBands, NormalizedImage, normalizeImage } from '@loupe/imaging';
 import type { BlobStore, CollectionRef, ImageRepository, MatchIndexRepository } from '@loupe/storage';
 import { CompareResult, ComparePayload, InputRefusedError, MatchItem, QuerySource, SearchPayload, SearchResult } from '../contracts';
@@ -747,11 +747,12 @@ export class MatchService {
 
   /**
    * A collection image's stored normalised copy decoded at about half size (`scale` of the stored size, which its
-   * features refer to), for the pixel comparisons of the second chances; null when the blob is gone.
+   * features refer to), for the pixel comparisons of the second chances; null when the blob is gone. In shared memory:
+   * the dense check, whole-image check and placements of one search can each send it to a compute thread.
    */
   private async storedPixels(normBlobKey: string): Promise<NormalizedImage | null> {
     const data = await this.blobs.get(normBlobKey);
-    return data && normalizeImage(data, { preferredSide: SECOND_CHANCE_DECODE_SIDE });
+    return data && pixelsInSharedMemory(await normalizeImage(data, { preferredSide: SECOND_CHANCE_DECODE_SIDE }));
   }
 
   /** The query's visual words (`words`, of its features), and its mirror's for flip checks: what the vote ranks by. */

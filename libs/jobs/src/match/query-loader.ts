@@ -1,4 +1,4 @@
-import { DEFAULT_MIN_INLIERS, differenceHash, extractFeatures, Features, runInThisThread, SpareRunner, TaskRunner } from '@loupe/fingerprint';
+import { DEFAULT_MIN_INLIERS, differenceHash, extractFeatures, Features, featuresInSharedMemory, pixelsInSharedMemory, runInThisThread, SpareRunner, TaskRunner } from '@loupe/fingerprint';
 import { assessImage, cropImage, decodeToRgb, findContentBox, GrayImage, grayImageOf, ImageInputError, normalizeImage, RgbImage } from '@loupe/imaging';
 import type { BlobStore, CollectionRef, ImageRepository } from '@loupe/storage';
 import { InputRefusedError, QuerySource, unreadableUploadMessage } from '../contracts';
@@ -41,7 +41,9 @@ export async function uprightQuery(query: QueryPixels, includeMirror: boolean, r
 
 async function uprightOf(query: QueryPixels, turning: ReturnType<typeof uprightTask.run>): Promise<UprightQuery | null> {
   const upright = await turning;
-  return upright && { label: query.label, rgb: upright.rgb, gray: upright.gray, features: upright.features, toRotated: upright.toRotated, onFilledCanvas: upright.onFilledCanvas };
+  if (!upright) return null;
+  const { rgb, gray, features, toRotated, onFilledCanvas } = upright;
+  return { label: query.label, rgb: pixelsInSharedMemory(rgb), gray: pixelsInSharedMemory(gray), features: featuresInSharedMemory(features), toRotated, onFilledCanvas };
 }
 
 /**
@@ -128,15 +130,18 @@ export class QueryLoader {
     return this.withFeatures(await this.pixels(ref, source, options, resizeWatch), options);
   }
 
-  /** The first half of `load`: the query's pixels, read, normalised, checked and cut to their content. */
+  /**
+   * The first half of `load`: the query's pixels, read, normalised, checked and cut to their content. They are in shared
+   * memory, as its features are (`withFeatures`): a search hands them to every pixel check on the compute threads.
+   */
   async pixels(ref: CollectionRef, source: QuerySource, options: LoadOptions, resizeWatch: Stopwatch): Promise<QueryPixels> {
     const { label, rgb, uncutHash } = 'filepath' in source ? await this.fromCollection(ref, source.filepath, resizeWatch) : await this.fromStaged(source, options, resizeWatch);
-    return { label, rgb, gray: grayImageOf(rgb), uncutHash };
+    return { label, rgb: pixelsInSharedMemory(rgb), gray: pixelsInSharedMemory(grayImageOf(rgb)), uncutHash };
   }
 
   /** The second half of `load`: the features of the query's pixels. */
   async withFeatures(pixels: QueryPixels, options: LoadOptions): Promise<LoadedQuery> {
-    return { ...pixels, features: await extractFeatures(pixels.gray, { includeMirror: options.includeMirror }) };
+    return { ...pixels, features: featuresInSharedMemory(await extractFeatures(pixels.gray, { includeMirror: options.includeMirror })) };
   }
 
   private async fromStaged(source: { staged_key: string; label: string }, options: LoadOptions, watch: Stopwatch) {
