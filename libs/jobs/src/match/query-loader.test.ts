@@ -6,7 +6,7 @@ import { rawSharp } from '@loupe/imaging/src/testing/test-images';
 import type { BlobStore, ImageRepository } from '@loupe/storage';
 import { describe, expect, it } from 'vitest';
 import { Stopwatch } from '../stopwatch';
-import { LoadedQuery, QueryLoader, worthPlacing } from './query-loader';
+import { LoadedQuery, QueryLoader, uprightQuery, worthPlacing } from './query-loader';
 import { matchVocabulary } from './vocabulary';
 
 /** A query of `count` points whose corner strengths (ORB responses) are all `response`. */
@@ -56,5 +56,16 @@ describe('QueryLoader', () => {
     expect(query.rgb.height).toBeLessThan(500);
     expect(query.uncutHash).toBe(differenceHash(grayImageOf(await decodeToRgb(framed))));
     expect(query.uncutHash).not.toBe(differenceHash(query.gray));
+  });
+
+  it('gives a query, and its copy turned upright, in shared memory: the pixel checks hand them to the threads without copies', async () => {
+    const turned = await rawSharp(await syntheticImage(6, 600, 450)).rotate(20, { background: '#fff' }).png().toBuffer();
+    const query = await loadUpload(turned);
+    const upright = await uprightQuery(query, false);
+    expect(upright, 'its turn is read').not.toBeNull();
+    for (const q of [query, upright!]) {
+      const arrays = { rgb: q.rgb.data, gray: q.gray.data, xy: q.features.xy, meta: q.features.meta, descriptors: q.features.descriptors };
+      for (const [name, array] of Object.entries(arrays)) expect(array.buffer, name).toBeInstanceOf(SharedArrayBuffer);
+    }
   });
 });

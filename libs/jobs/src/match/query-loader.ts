@@ -41,9 +41,7 @@ export async function uprightQuery(query: QueryPixels, includeMirror: boolean, r
 
 async function uprightOf(query: QueryPixels, turning: ReturnType<typeof uprightTask.run>): Promise<UprightQuery | null> {
   const upright = await turning;
-  if (!upright) return null;
-  const { rgb, gray, features, toRotated, onFilledCanvas } = upright;
-  return { label: query.label, rgb: pixelsInSharedMemory(rgb), gray: pixelsInSharedMemory(gray), features: featuresInSharedMemory(features), toRotated, onFilledCanvas };
+  return upright && { label: query.label, rgb: upright.rgb, gray: upright.gray, features: upright.features, toRotated: upright.toRotated, onFilledCanvas: upright.onFilledCanvas };
 }
 
 /**

@@ -1,4 +1,4 @@
-import { confirmPlacedCrop, confirmWeakFit, confirmWholeImage, defineTask, uprightEvidence, type DenseCheck, type Features, type GrayImage, type MatchResult, type RgbImage } from '@loupe/fingerprint';
+import { confirmPlacedCrop, confirmWeakFit, confirmWholeImage, defineTask, featuresInSharedMemory, pixelsInSharedMemory, uprightEvidence, type DenseCheck, type Features, type GrayImage, type MatchResult, type RgbImage } from '@loupe/fingerprint';
 import { findContentBox, findContentInsideFlatBands } from '@loupe/imaging';
 
 /**
@@ -46,8 +46,10 @@ export const placedCropTask = defineTask(
 
 /**
  * `uprightEvidence` of a query, cut to its content as a loaded query is (`findContentBox`): the rotation read off its
- * edges, the upright copy and its features (an ORB extraction).
+ * edges, the upright copy and its features (an ORB extraction). The copy's arrays are made in shared memory here, as a
+ * loaded query's are (`QueryLoader.pixels`): they cross back to the search, and on to its checks, without a copy.
  */
-export const uprightTask = defineTask(__filename, 'uprightTask', ({ rgb, gray, includeMirror }: { rgb: RgbImage; gray: GrayImage; includeMirror: boolean }) =>
-  uprightEvidence(rgb, gray, includeMirror, findContentBox),
-);
+export const uprightTask = defineTask(__filename, 'uprightTask', async ({ rgb, gray, includeMirror }: { rgb: RgbImage; gray: GrayImage; includeMirror: boolean }) => {
+  const upright = await uprightEvidence(rgb, gray, includeMirror, findContentBox);
+  return upright && { ...upright, rgb: pixelsInSharedMemory(upright.rgb), gray: pixelsInSharedMemory(upright.gray), features: featuresInSharedMemory(upright.features) };
+});
