@@ -28,8 +28,8 @@ describe('shared memory for thread tasks', () => {
   });
 
   it('gives the pixels of an image held in a slice of a Buffer as a plain Uint8Array, the other fields kept', () => {
-    const pool8k = Buffer.alloc(64, 7);
-    const image = { data: pool8k.subarray(8, 20), width: 2, height: 2, scale: 0.5 };
+    const whole = Buffer.alloc(64, 7);
+    const image = { data: whole.subarray(8, 20), width: 2, height: 2, scale: 0.5 };
     const shared = pixelsInSharedMemory(image);
     expect(shared.data.constructor).toBe(Uint8Array);
     expect(shared.data.buffer.byteLength).toBe(12);
