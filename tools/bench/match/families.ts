@@ -13,6 +13,7 @@
  * tuning split (`--family-split tune`); the report gives both.
  */
 import { seededRandom } from '@loupe/fingerprint';
+import { woodGrainSvg } from '@loupe/fingerprint/src/testing/synthetic-images';
 import sharp from 'sharp';
 
 export type FamilyName = 'patterns' | 'smooth' | 'logos';
@@ -92,30 +93,8 @@ const digits: Generator = (rnd, width, height) => {
   return svg(width, height, parts.join(''));
 };
 
-/** Wood grain: many wavy growth lines following one slow curve, a few knots, planks in some images. */
-const woodGrain: Generator = (rnd, width, height) => {
-  const hue = 20 + rnd() * 20;
-  const spacing = 3 + rnd() * 6;
-  const waves = Array.from({ length: 3 }, () => ({ a: 4 + rnd() * 25, f: (0.5 + rnd() * 3) / width, p: rnd() * 6.3 }));
-  const knots = Array.from({ length: int(rnd, 0, 3) }, () => ({ x: rnd() * width, y: rnd() * height, r: 15 + rnd() * 40 }));
-  const parts = [`<rect width="${width}" height="${height}" fill="${hsl(hue, 45, 55)}"/>`];
-  for (let y0 = -40; y0 < height + 40; y0 += spacing * (0.6 + rnd() * 0.8)) {
-    const pts: string[] = [];
-    for (let x = 0; x <= width; x += 12) {
-      let y = y0;
-      for (const w of waves) y += w.a * Math.sin(w.f * x * 6.28 + w.p + y0 * 0.002);
-      for (const k of knots) {
-        const d = Math.hypot(x - k.x, y - k.y);
-        if (d < k.r * 3) y += (y >= k.y ? 1 : -1) * k.r * Math.exp(-d / k.r);
-      }
-      pts.push(`${x},${f1(y)}`);
-    }
-    parts.push(`<polyline points="${pts.join(' ')}" fill="none" stroke="${hsl(hue - 5 + rnd() * 10, 50, 25 + rnd() * 25)}" stroke-width="${f1(0.6 + rnd() * 2.2)}" opacity="${(0.5 + rnd() * 0.5).toFixed(2)}"/>`);
-  }
-  for (const k of knots) parts.push(`<ellipse cx="${f1(k.x)}" cy="${f1(k.y)}" rx="${f1(k.r * 0.5)}" ry="${f1(k.r * 0.3)}" fill="${hsl(hue, 50, 20)}" opacity="0.8"/>`);
-  if (rnd() < 0.5) for (let y = int(rnd, 60, 180); y < height; y += int(rnd, 90, 200)) parts.push(`<rect x="0" y="${y}" width="${width}" height="2" fill="${hsl(hue, 40, 15)}"/>`);
-  return svg(width, height, parts.join(''));
-};
+/** Wood grain (`woodGrainSvg`, shared with the unit tests). */
+const woodGrain: Generator = woodGrainSvg;
 
 /** Stripes: a repeating sequence of bands of a few widths and colors, straight or at an angle. */
 const stripes: Generator = (rnd, width, height) => {

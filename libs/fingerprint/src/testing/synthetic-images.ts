@@ -74,6 +74,41 @@ export async function smoothWallpaper(seed: number): Promise<RgbImage> {
   return toRgb(sharp(Buffer.from(svg)));
 }
 
+/** A whole number from lo to hi, both included. */
+const intBetween = (rnd: () => number, lo: number, hi: number) => lo + Math.floor(rnd() * (hi - lo + 1));
+const hslOf = (h: number, s: number, l: number) => `hsl(${Math.round(((h % 360) + 360) % 360)},${Math.round(s)}%,${Math.round(l)}%)`;
+
+const oneDecimal = (v: number) => v.toFixed(1);
+
+/**
+ * Wood grain as SVG: many wavy growth lines following one slow curve, a few knots, planks in some images (the matching
+ * benchmark's patterns family draws its wood with it). Fine lines of weak corners: turned and recompressed, a crop of
+ * it keeps a thousand points that hardly repeat.
+ */
+export function woodGrainSvg(rnd: () => number, width: number, height: number): string {
+  const hue = 20 + rnd() * 20;
+  const spacing = 3 + rnd() * 6;
+  const waves = Array.from({ length: 3 }, () => ({ a: 4 + rnd() * 25, f: (0.5 + rnd() * 3) / width, p: rnd() * 6.3 }));
+  const knots = Array.from({ length: intBetween(rnd, 0, 3) }, () => ({ x: rnd() * width, y: rnd() * height, r: 15 + rnd() * 40 }));
+  const parts = [`<rect width="${width}" height="${height}" fill="${hslOf(hue, 45, 55)}"/>`];
+  for (let y0 = -40; y0 < height + 40; y0 += spacing * (0.6 + rnd() * 0.8)) {
+    const pts: string[] = [];
+    for (let x = 0; x <= width; x += 12) {
+      let y = y0;
+      for (const w of waves) y += w.a * Math.sin(w.f * x * 6.28 + w.p + y0 * 0.002);
+      for (const k of knots) {
+        const d = Math.hypot(x - k.x, y - k.y);
+        if (d < k.r * 3) y += (y >= k.y ? 1 : -1) * k.r * Math.exp(-d / k.r);
+      }
+      pts.push(`${x},${oneDecimal(y)}`);
+    }
+    parts.push(`<polyline points="${pts.join(' ')}" fill="none" stroke="${hslOf(hue - 5 + rnd() * 10, 50, 25 + rnd() * 25)}" stroke-width="${oneDecimal(0.6 + rnd() * 2.2)}" opacity="${(0.5 + rnd() * 0.5).toFixed(2)}"/>`);
+  }
+  for (const k of knots) parts.push(`<ellipse cx="${oneDecimal(k.x)}" cy="${oneDecimal(k.y)}" rx="${oneDecimal(k.r * 0.5)}" ry="${oneDecimal(k.r * 0.3)}" fill="${hslOf(hue, 50, 20)}" opacity="0.8"/>`);
+  if (rnd() < 0.5) for (let y = intBetween(rnd, 60, 180); y < height; y += intBetween(rnd, 90, 200)) parts.push(`<rect x="0" y="${y}" width="${width}" height="2" fill="${hslOf(hue, 40, 15)}"/>`);
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">${parts.join('')}</svg>`;
+}
+
 /**
  * A soft wallpaper of a few large colour blobs blurred into a diagonal gradient: its corners (ORB finds many, all soft)
  * do not survive a rotation well enough for feature verification or a weak fit.
