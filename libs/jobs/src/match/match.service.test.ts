@@ -323,8 +323,8 @@ describe('MatchService on a small collection added through ingest', () => {
   it('places the upright copy of a rotated query when the copy is worth placing although the query as it is is not', async () => {
     // A rotated crop of a wallpaper outside the collection: as it is, its canvas's corners give it the points and words of
     // a photo; upright, its ribbons repeat their words. Every chance runs, so the trace shows which placements were asked.
-    const wallpaper = await smoothWallpaper(3);
-    const turned = await jpegOf(await rotate(await crop(wallpaper, cropBox(wallpaper, 0.35, 0.3, 0.6)), 20), 50);
+    const wallpaper = await smoothWallpaper(7);
+    const turned = await jpegOf(await rotate(await crop(wallpaper, cropBox(wallpaper, 0.35, 0.3, 0.6)), 20), 40);
     const asIs = await new QueryLoader(images, blobs).load({ accountId, service: 'mobile' }, await staged(turned, 'turned.jpg'), { preferredSide: MATCHING_PREFERRED_SIDE, includeMirror: false }, new Stopwatch());
     const upright = (await uprightQuery(asIs, false))!;
     expect(worthPlacing(asIs, matchVocabulary().vocabulary.quantize(asIs.features))).toBe(false);
