@@ -74,10 +74,9 @@ export async function smoothWallpaper(seed: number): Promise<RgbImage> {
   return toRgb(sharp(Buffer.from(svg)));
 }
 
-/** A whole number from lo to hi, both included. */
+/** SVG helpers of `woodGrainSvg`: a whole number from lo to hi (both included), an hsl() colour, one decimal. */
 const intBetween = (rnd: () => number, lo: number, hi: number) => lo + Math.floor(rnd() * (hi - lo + 1));
 const hslOf = (h: number, s: number, l: number) => `hsl(${Math.round(((h % 360) + 360) % 360)},${Math.round(s)}%,${Math.round(l)}%)`;
-
 const oneDecimal = (v: number) => v.toFixed(1);
 
 /**

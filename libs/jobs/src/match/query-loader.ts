@@ -93,17 +93,18 @@ const PLACEABLE_MIN_REPETITION = 0.25;
  * block edges of a recompressed smooth image, which give a rotated JPEG crop of a gradient or soft wallpaper a thousand
  * points that match nothing and hardly repeat, and the fine lines of wood grain turned and recompressed (2e-7 for a
  * quarter of the benchmark's wood-4 turned -20° at JPEG q50, found only by placing its upright copy; eight other wood
- * grains, cropped and turned alike, ranged from under 1e-7 to 8e-7). No photo outside the collection that the other bounds leave to its features came near: the
- * weakest of 110 in the matching benchmark was at 1.7e-6. Raised from 1e-7 to 3e-7 (docs/benchmarks.md, session 54),
- * the benchmark's large sample (936 searches) found that wood grain and answered every other search as before, and at
- * 1,000,000 images a photo blurred by σ4 px was found by its placement, with no false positive in 120. At 1e-7, of the
- * benchmark families' rotated JPEG crops with 300 points or more, 40 of 47 smooth ones were under the bound, 11 of 48
- * patterns and 9 of 46 logos; of 80 photos under seven edits, 17 of 532 queries.
+ * grains, cropped and turned alike, ranged from under 1e-7 to 8e-7). No photo outside the collection that the other
+ * bounds leave to its features came near: the weakest of 110 in the matching benchmark was at 1.7e-6. Raised from 1e-7
+ * to 3e-7 (docs/benchmarks.md, session 54), the benchmark's large sample (936 searches) found that wood grain and
+ * answered every other search as before, and at 1,000,000 images a photo blurred by σ4 px was found by its placement,
+ * with no false positive in 120. At 1e-7, of the benchmark families' rotated JPEG crops with 300 points or more, 40 of
+ * 47 smooth ones were under the bound, 11 of 48 patterns and 9 of 46 logos; of 80 photos under seven edits, 17 of 532
+ * queries.
  */
 const PLACEABLE_MAX_MEDIAN_RESPONSE = 3e-7;
 
 /** The median ORB response (corner strength) of a query's points. */
-function medianResponse(features: LoadedQuery['features']): number {
+export function medianResponse(features: LoadedQuery['features']): number {
   const responses = Float32Array.from({ length: features.count }, (_, i) => features.meta[4 * i + 2]).sort();
   return responses[responses.length >> 1];
 }
