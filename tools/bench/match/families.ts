@@ -13,7 +13,8 @@
  * tuning split (`--family-split tune`); the report gives both.
  */
 import { seededRandom } from '@loupe/fingerprint';
-import { woodGrainSvg } from '@loupe/fingerprint/src/testing/synthetic-images';
+// The SVG helpers, by short names: the generators below call them on nearly every line.
+import { hslOf as hsl, intBetween as int, oneDecimal as f1, svgOf as svg, woodGrainSvg } from '@loupe/fingerprint/src/testing/synthetic-images';
 import sharp from 'sharp';
 
 export type FamilyName = 'patterns' | 'smooth' | 'logos';
@@ -27,11 +28,6 @@ const HOLDOUT_SEED = 50_001;
 /** Seeds of the images kept out of the collection (non-collection queries for the false-positive rate). */
 const OUTSIDE_SEED = 90_001;
 
-// ---------- helpers ----------
-const int = (rnd: () => number, lo: number, hi: number) => lo + Math.floor(rnd() * (hi - lo + 1));
-const hsl = (h: number, s: number, l: number) => `hsl(${Math.round(((h % 360) + 360) % 360)},${Math.round(s)}%,${Math.round(l)}%)`;
-const svg = (width: number, height: number, body: string) => `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">${body}</svg>`;
-const f1 = (v: number) => v.toFixed(1);
 
 // ---------- patterns ----------
 /** Ceramic tiles: a grid of square tiles with grout, one of a few glazes per tile and a motif drawn in each. */
@@ -92,9 +88,6 @@ const digits: Generator = (rnd, width, height) => {
   }
   return svg(width, height, parts.join(''));
 };
-
-/** Wood grain (`woodGrainSvg`, shared with the unit tests). */
-const woodGrain: Generator = woodGrainSvg;
 
 /** Stripes: a repeating sequence of bands of a few widths and colors, straight or at an angle. */
 const stripes: Generator = (rnd, width, height) => {
@@ -251,7 +244,7 @@ const emblem: Generator = (rnd, width, height) => {
 };
 
 export const GENERATORS: Record<FamilyName, { tune: Array<[string, Generator]>; heldOut: Array<[string, Generator]> }> = {
-  patterns: { tune: [['tiles', tiles], ['weave', weave], ['digits', digits], ['wood', woodGrain], ['stripes', stripes]], heldOut: [['herringbone', herringbone]] },
+  patterns: { tune: [['tiles', tiles], ['weave', weave], ['digits', digits], ['wood', woodGrainSvg], ['stripes', stripes]], heldOut: [['herringbone', herringbone]] },
   smooth: { tune: [['gradient', gradient], ['soft', softWallpaper], ['bokeh', bokeh]], heldOut: [['aurora', aurora]] },
   logos: { tune: [['logo', logo], ['flat', flatArt]], heldOut: [['emblem', emblem]] },
 };

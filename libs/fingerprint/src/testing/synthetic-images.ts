@@ -74,10 +74,14 @@ export async function smoothWallpaper(seed: number): Promise<RgbImage> {
   return toRgb(sharp(Buffer.from(svg)));
 }
 
-/** SVG helpers of `woodGrainSvg`: a whole number from lo to hi (both included), an hsl() colour, one decimal. */
-const intBetween = (rnd: () => number, lo: number, hi: number) => lo + Math.floor(rnd() * (hi - lo + 1));
-const hslOf = (h: number, s: number, l: number) => `hsl(${Math.round(((h % 360) + 360) % 360)},${Math.round(s)}%,${Math.round(l)}%)`;
-const oneDecimal = (v: number) => v.toFixed(1);
+/** SVG drawing helpers (also the matching benchmark's families'): a whole number from lo to hi, both included. */
+export const intBetween = (rnd: () => number, lo: number, hi: number) => lo + Math.floor(rnd() * (hi - lo + 1));
+/** An hsl() colour, the hue taken round the circle. */
+export const hslOf = (h: number, s: number, l: number) => `hsl(${Math.round(((h % 360) + 360) % 360)},${Math.round(s)}%,${Math.round(l)}%)`;
+/** An SVG document of `width` × `height` around `body`. */
+export const svgOf = (width: number, height: number, body: string) => `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">${body}</svg>`;
+/** A coordinate written with one decimal. */
+export const oneDecimal = (v: number) => v.toFixed(1);
 
 /**
  * Wood grain as SVG: many wavy growth lines following one slow curve, a few knots, planks in some images (the matching
@@ -105,7 +109,7 @@ export function woodGrainSvg(rnd: () => number, width: number, height: number): 
   }
   for (const k of knots) parts.push(`<ellipse cx="${oneDecimal(k.x)}" cy="${oneDecimal(k.y)}" rx="${oneDecimal(k.r * 0.5)}" ry="${oneDecimal(k.r * 0.3)}" fill="${hslOf(hue, 50, 20)}" opacity="0.8"/>`);
   if (rnd() < 0.5) for (let y = intBetween(rnd, 60, 180); y < height; y += intBetween(rnd, 90, 200)) parts.push(`<rect x="0" y="${y}" width="${width}" height="2" fill="${hslOf(hue, 40, 15)}"/>`);
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}">${parts.join('')}</svg>`;
+  return svgOf(width, height, parts.join(''));
 }
 
 /**
