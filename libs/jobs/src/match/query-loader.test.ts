@@ -7,7 +7,7 @@ import type { BlobStore, ImageRepository } from '@loupe/storage';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { Stopwatch } from '../stopwatch';
-import { LoadedQuery, medianResponse, QueryLoader, uprightQuery, worthPlacing } from './query-loader';
+import { LoadedQuery, medianResponse, QueryLoader, uprightQuery, wordRepetition, worthPlacing } from './query-loader';
 import { matchVocabulary } from './vocabulary';
 
 /** A query of `count` points whose corner strengths (ORB responses) are all `response`. */
@@ -47,7 +47,7 @@ describe('which queries are worth placing by their pixels', () => {
     const query = await loadUpload(turnedQuarter);
     const queryWords = matchVocabulary().vocabulary.quantize(query.features);
     expect(query.features.count).toBeGreaterThanOrEqual(300);
-    expect(1 - new Set(queryWords).size / queryWords.length, 'hardly repeated').toBeLessThan(0.25);
+    expect(wordRepetition(queryWords), 'hardly repeated').toBeLessThan(0.25);
     expect(medianResponse(query.features), 'weaker than a photo, not as weak as JPEG blocks').toBeGreaterThan(1e-7);
     expect(worthPlacing(query, queryWords)).toBe(true);
   });
@@ -58,7 +58,7 @@ describe('which queries are worth placing by their pixels', () => {
     const smooth = await loadUpload(turnedCrop);
     const smoothWords = matchVocabulary().vocabulary.quantize(smooth.features);
     expect(smooth.features.count).toBeGreaterThanOrEqual(300);
-    expect(1 - new Set(smoothWords).size / smoothWords.length, 'hardly repeated').toBeLessThan(0.25);
+    expect(wordRepetition(smoothWords), 'hardly repeated').toBeLessThan(0.25);
     expect(worthPlacing(smooth, smoothWords)).toBe(true);
     const scene = await loadUpload(await rawSharp(await syntheticImage(5, 800, 600)).jpeg({ quality: 40 }).toBuffer());
     expect(scene.features.count).toBeGreaterThanOrEqual(300);

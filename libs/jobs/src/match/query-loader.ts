@@ -109,10 +109,15 @@ export function medianResponse(features: LoadedQuery['features']): number {
   return responses[responses.length >> 1];
 }
 
+/** How much a query's visual words repeat: 1 - distinct words / words. */
+export function wordRepetition(words: Uint32Array): number {
+  return 1 - new Set(words).size / words.length;
+}
+
 /** Whether a query with these visual words (`words`, of its features) is worth placing by its pixels (see above). */
 export function worthPlacing(query: LoadedQuery, words: Uint32Array): boolean {
   if (query.features.count < PLACEABLE_MAX_POINTS) return true;
-  return 1 - new Set(words).size / words.length >= PLACEABLE_MIN_REPETITION || medianResponse(query.features) < PLACEABLE_MAX_MEDIAN_RESPONSE;
+  return wordRepetition(words) >= PLACEABLE_MIN_REPETITION || medianResponse(query.features) < PLACEABLE_MAX_MEDIAN_RESPONSE;
 }
 
 export function tooPlainMessage(query: LoadedQuery): string {
