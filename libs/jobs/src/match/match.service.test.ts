@@ -534,6 +534,14 @@ describe('MatchService on a small collection added through ingest', () => {
     expect(placedUpright).toContain(false);
   }, 60_000);
 
+  it('gives a query turned on a filled canvas its pixel chances on its upright copy only', async () => {
+    const turned = await service.search(searchPayload(await staged(await jpegOf(await rotate(await syntheticImage(41), 20)), 'turned-unknown.jpg')));
+    expect(turned.items).toEqual([]);
+    const steps = Object.keys(turned.steps!);
+    expect(steps).toEqual(expect.arrayContaining(['hash_neighbours', 'upright_copy', 'upright_vote', 'upright_chances']));
+    for (const asIs of ['dense', 'whole_image', 'placement']) expect(steps, asIs).not.toContain(asIs);
+  }, 60_000);
+
   it('runs the pixel second chances on compute threads and answers as in the calling thread', async () => {
     const wallpaper = originals.get(5)!;
     const tiles = originals.get(6)!;
