@@ -287,7 +287,7 @@ export class MatchService {
     const verified = new Set<number>();
     // A small query's words at its own scale vote only when its first round found nothing (native-scale-vote.ts).
     const nativeScale = nativeScaleWordsAhead(query.gray, this.run);
-    const widen = nativeScale && (async () => {
+    const widen = async () => {
       const nativeWords = await nativeScale();
       if (!nativeWords) return ranked;
       const merged = mergeShortlists([shortlist, await this.collections.candidates(ref, { wordLists: [nativeWords], ...request })], request.queriedPath);
@@ -295,7 +295,7 @@ export class MatchService {
       this.trace?.voted('query', merged.map((c) => c.filepath));
       ranked = merged.map((c) => c.imagePk);
       return ranked;
-    });
+    };
     const found = await verifyInRounds(ranked, wanted, recordingVerified(byFeatures, verified), widen);
     steps.lap('verification');
     if (found.length > 0) return found;

@@ -23,15 +23,14 @@ export const nativeScaleWordsTask = defineTask(__filename, 'nativeScaleWordsTask
 
 /**
  * `nativeScaleWords` of a query, as a thunk for the step that widens the vote when the first round of verification found
- * nothing; null for a query detected at its own scale already, which has no second vote (and whose later rounds can
- * then be read ahead, `verifyInRounds`). On compute threads (`run` not the calling thread) they are detected at once, on a thread that is idle while
+ * nothing. On compute threads (`run` not the calling thread) they are detected at once, on a thread that is idle while
  * the calling thread votes and reads the first round's features: a query that the first round does not match (every
  * query whose image is not in the collection) does not wait for the detection after it. A query matched in the first
  * round wastes that detection, which is why only the detection (bounded) starts ahead, not the second vote, whose cost
  * grows with the collection. On the calling thread nothing runs beside the vote, so they are detected only when asked.
  */
-export function nativeScaleWordsAhead(gray: GrayImage, run: TaskRunner): (() => Promise<Uint32Array | null>) | null {
-  if (!isEnlargedForDetection(gray.width, gray.height)) return null;
+export function nativeScaleWordsAhead(gray: GrayImage, run: TaskRunner): () => Promise<Uint32Array | null> {
+  if (!isEnlargedForDetection(gray.width, gray.height)) return async () => null;
   if (run === runInThisThread) return () => nativeScaleWords(gray);
   const detecting = run(nativeScaleWordsTask, { gray });
   // Not awaited when the first round matches: its failure must not go unhandled then.

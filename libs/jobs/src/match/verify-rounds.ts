@@ -27,52 +27,36 @@ export interface RoundSteps<C, L, R> {
 /**
  * Geometric verification of vote-ranked candidates in rounds: first enough for the page asked for (offset + limit, at
  * least FIRST_ROUND), then LATER_ROUND more at a time while no candidate has matched yet, up to MAX_VERIFIED. A query
- * whose image is found early pays for one round; one whose image is ranked low by votes is still found. Each later
- * round's features are read while the round before it verifies, the first round's included: a query not in the
- * collection verifies every round, and would otherwise wait for the second round's read after the first round's work.
- * A query found in its first round reads one round more than it verifies (LATER_ROUND rows, read while it verifies).
+ * whose image is found early pays for one round; one whose image is ranked low by votes is still found. From the second
+ * round on (a query that is probably not in the collection, which will verify every round) the next round's features
+ * are read while this round verifies.
  *
  * `widen`, when the first round found nothing, gives the order the later rounds take instead (`ranked` merged with
- * candidates found another way): only a query that needs them pays for them, and as that order is known only then,
- * the second round is read after the first. Candidates verified already are skipped.
+ * candidates found another way): only a query that needs them pays for them. Candidates verified already are skipped.
  */
 export async function verifyInRounds<C, L, R>(
   ranked: readonly C[],
   wanted: number,
   steps: RoundSteps<C, L, R>,
-  widen?: (() => Promise<readonly C[]>) | null,
+  widen?: () => Promise<readonly C[]>,
 ): Promise<Array<{ candidate: C; result: R }>> {
   const first = ranked.slice(0, Math.min(MAX_VERIFIED, Math.max(FIRST_ROUND, wanted)));
-  const verified = new Set(first);
-  const laterRounds = (order: readonly C[]) => inRounds(order.filter((c) => !verified.has(c)).slice(0, MAX_VERIFIED - first.length));
-  const firstRead = first.length > 0 ? await steps.read(first) : undefined;
-  let batches = widen ? [] : laterRounds(ranked);
-  let reading = readAhead(batches[0], steps);
-  const found = first.length > 0 ? await verifyRound(first, firstRead as L, steps) : [];
+  const found = first.length > 0 ? await verifyRound(first, await steps.read(first), steps) : [];
   if (found.length > 0) return found;
-  if (widen) {
-    batches = laterRounds(await widen());
-    reading = readAhead(batches[0], steps);
-  }
+  const verified = new Set(first);
+  const later = (widen ? await widen() : ranked).filter((c) => !verified.has(c)).slice(0, MAX_VERIFIED - first.length);
+  const batches: C[][] = [];
+  for (let next = 0; next < later.length; next += LATER_ROUND) batches.push(later.slice(next, next + LATER_ROUND));
+  let reading = batches.length > 0 ? steps.read(batches[0]) : undefined;
   for (let round = 0; round < batches.length && found.length === 0; round++) {
     const read = await reading!;
-    reading = readAhead(batches[round + 1], steps);
+    // The next round is read while this one verifies; a read started for a round that will not run (this one
+    // matched) must not surface as an unhandled rejection.
+    reading = batches[round + 1] && steps.read(batches[round + 1]);
+    reading?.catch(() => undefined);
     found.push(...(await verifyRound(batches[round], read, steps)));
   }
   return found;
-}
-
-function inRounds<C>(candidates: readonly C[]): C[][] {
-  const batches: C[][] = [];
-  for (let next = 0; next < candidates.length; next += LATER_ROUND) batches.push(candidates.slice(next, next + LATER_ROUND));
-  return batches;
-}
-
-/** `batch`'s read, started now; a read for a round that will not run (the one before it matched) must not surface as an unhandled rejection. */
-function readAhead<C, L, R>(batch: C[] | undefined, steps: RoundSteps<C, L, R>): Promise<L> | undefined {
-  const reading = batch && steps.read(batch);
-  reading?.catch(() => undefined);
-  return reading;
 }
 
 async function verifyRound<C, L, R>(batch: C[], read: L, steps: RoundSteps<C, L, R>): Promise<Array<{ candidate: C; result: R }>> {

@@ -78,12 +78,12 @@ export class PublicSearchService {
       const nativeScale = nativeScaleWordsAhead(query.gray, this.run);
       const shortlist = await this.index.candidates(words, CANDIDATE_POOL);
       const ranked = shortlist.map((c) => c.imageId);
-      const widen = nativeScale && (async () => {
+      const widen = async () => {
         const nativeWords = await nativeScale();
         if (!nativeWords) return ranked;
         const native = await this.index.candidates(nativeWords, CANDIDATE_POOL);
         return mergeByRelativeVotes([shortlist, native], (c) => c.imageId).sort(byVotes).map((c) => c.imageId);
-      });
+      };
       const found = await verifyInRounds(
         ranked,
         wanted,
