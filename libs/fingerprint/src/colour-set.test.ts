@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { colourLikeness, colourOverlap, colourSet, colourSetOfShares, colourShares, decodeColourShares, encodeColourShares } from './colour-set';
+import { colourLikeness, colourNotHeld, colourOverlap, colourSet, colourSetOfShares, colourShares, decodeColourShares, encodeColourShares } from './colour-set';
 import * as edit from './testing/edits';
 import type { RgbImage } from './types';
 import { linearGradient, smoothWallpaper, softBlobs, syntheticImage } from './testing/synthetic-images';
@@ -96,5 +96,25 @@ describe('colour set', () => {
     for (let bin = 0; bin < 64; bin++) expect(Math.abs(restored[bin] - shares[bin])).toBeLessThanOrEqual(Math.sqrt(shares[bin]) / 255 + 1e-5);
     expect(Math.abs(colourOverlap(shares, restored) - colourOverlap(shares, shares))).toBeLessThan(0.01);
     expect(() => decodeColourShares(new Uint8Array(63))).toThrow(/Not stored colour shares/);
+  });
+
+  it('holds a query\'s colour by the image\'s shares of its bin and the bins next to it, over the least area a copy covers', async () => {
+    const shares = (entries: Array<[number, number]>) => {
+      const out = new Float64Array(64);
+      for (const [bin, share] of entries) out[bin] = share;
+      return out;
+    };
+    // A mid-lightness colour (hue sector 9, lightness 1) moved a lightness bin up in the image.
+    const query = shares([[8 + 9 * 4 + 1, 1]]);
+    const movedUp = shares([[8 + 9 * 4 + 2, 0.16], [0, 0.84]]);
+    expect(colourNotHeld(query, movedUp, 0.16)).toBeCloseTo(0);
+    // As a copy of at least half the image, the image's 16 % hold a third of it.
+    expect(colourNotHeld(query, movedUp, 0.5)).toBeCloseTo(1 - 0.16 / 0.5);
+    // Two hue sectors away, nothing of it.
+    expect(colourNotHeld(query, shares([[8 + 11 * 4 + 1, 1]]), 0.16)).toBe(1);
+    // A JPEG copy of a quarter of a wallpaper is held by it all but its fringes.
+    const wallpaper = await smoothWallpaper(3);
+    const quarter = await edit.jpeg(await edit.crop(wallpaper, edit.cropBox(wallpaper, 0.25, 0.2, 0.7)), 30);
+    expect(colourNotHeld(colourShares(quarter), colourShares(wallpaper), 0.16)).toBeLessThan(0.01);
   });
 });

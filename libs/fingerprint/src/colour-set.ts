@@ -118,3 +118,46 @@ export function colourOverlap(query: Float64Array, image: Float64Array): number 
   for (let bin = 0; bin < 64; bin++) overlap += Math.min(query[bin], image[bin]);
   return overlap;
 }
+
+/**
+ * The bins a pixel of each bin can move to when its image is copied: JPEG, resampling and a few levels of tone move a
+ * colour across a bin's edge, to the next hue sector, lightness or both; a pixel of little chroma can turn grey (a grey
+ * bin of about its lightness), and a grey one take any hue of its lightness. The bin itself included.
+ */
+const NEAR_BINS: readonly number[][] = Array.from({ length: 64 }, (_, bin) => {
+  const near = new Set([bin]);
+  const colourBin = (hue: number, lightness: number) => GREY_BINS + (((hue % HUE_SECTORS) + HUE_SECTORS) % HUE_SECTORS) * COLOUR_LIGHTNESS_BINS + lightness;
+  const greysPerLightness = GREY_BINS / COLOUR_LIGHTNESS_BINS;
+  if (bin < GREY_BINS) {
+    for (let grey = Math.max(0, bin - 1); grey <= Math.min(GREY_BINS - 1, bin + 1); grey++) {
+      near.add(grey);
+      for (let hue = 0; hue < HUE_SECTORS; hue++) near.add(colourBin(hue, Math.floor(grey / greysPerLightness)));
+    }
+  } else {
+    const hue = Math.floor((bin - GREY_BINS) / COLOUR_LIGHTNESS_BINS);
+    const lightness = (bin - GREY_BINS) % COLOUR_LIGHTNESS_BINS;
+    for (let l = Math.max(0, lightness - 1); l <= Math.min(COLOUR_LIGHTNESS_BINS - 1, lightness + 1); l++) {
+      for (const h of [hue - 1, hue, hue + 1]) near.add(colourBin(h, l));
+    }
+    for (let grey = Math.max(0, greysPerLightness * lightness - 1); grey <= Math.min(GREY_BINS - 1, greysPerLightness * (lightness + 1)); grey++) near.add(grey);
+  }
+  return [...near];
+});
+
+/**
+ * The share (0-1) of a query's colour (`colourShares`) that an image's colour shares could not hold if the query were a
+ * copy of a part of it covering at least `leastArea` (0-1) of it: a bin of the query is held up to the image's shares of
+ * its NEAR_BINS over `leastArea`, and the rest of it is not held. A copy's pixels are its image's, moved by a few
+ * levels, so all but a few JPEG fringes of it are held; an image of other colours holds little of it, whatever its
+ * shapes. Cheaper than any pixel comparison, and answered from stored shares without reading the image.
+ */
+export function colourNotHeld(query: Float64Array, image: Float64Array, leastArea: number): number {
+  let notHeld = 0;
+  for (let bin = 0; bin < 64; bin++) {
+    if (query[bin] === 0) continue;
+    let near = 0;
+    for (const other of NEAR_BINS[bin]) near += image[other];
+    notHeld += Math.max(0, query[bin] - near / leastArea);
+  }
+  return notHeld;
+}

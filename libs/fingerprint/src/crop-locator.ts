@@ -56,6 +56,16 @@ const MIN_COARSE_LEVEL_AGREEMENT = 0.7;
 const REFINE_SCALES = [0.95, 0.975, 1, 1.025, 1.05];
 const REFINE_MARGIN = 6;
 
+/**
+ * The least share (0-1) of a collection image's area that a placement of a query (`locateCrop`) covers, by the two
+ * frames' shapes: SMALLEST_SHARE of the image's width for a query of its shape or wider, of its height for a taller one,
+ * so SMALLEST_SHARE² for a query of the image's shape and less for one of another.
+ */
+export function smallestPlacedArea(query: { width: number; height: number }, target: { width: number; height: number }): number {
+  const shapes = query.height / query.width / (target.height / target.width);
+  return SMALLEST_SHARE ** 2 * Math.min(shapes, 1 / shapes);
+}
+
 /** Where a query sits in a collection image as an upright crop, found by its pixels (`locateCrop`). */
 export interface CropPlacement {
   /** Collection image pixel → query pixel (3x3, row-major): a scale and a shift. */

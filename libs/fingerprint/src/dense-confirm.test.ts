@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { confirmDense, confirmDenseFit, confirmPlacedCrop, confirmWeakFit, confirmWholeImage, DENSE_CONFIRM_MIN, UPRIGHT_CHECK, weakFitOptions } from './dense-confirm';
+import { colourShares } from './colour-set';
+import { confirmDense, confirmDenseFit, confirmPlacedCrop, confirmWeakFit, confirmWholeImage, DENSE_CONFIRM_MIN, mayHoldPlacement, placedColours, UPRIGHT_CHECK, weakFitOptions } from './dense-confirm';
 import { enhancedScore } from './enhanced-score';
 import { FINE_LATTICE, fineLatticeAndCopy, offInScale } from './testing/fine-lattice';
 import { matchMetrics } from './match-metrics';
 import { extractFeatures } from './features';
 import { uprightEvidence } from './rotation';
 import * as edit from './testing/edits';
-import { crossedTiles, FLAT_LANDSCAPE_SKY, flatLandscape, glazedTiles, linearGradient, ringTiles, smoothWallpaper, toGray } from './testing/synthetic-images';
+import { crossedTiles, FLAT_LANDSCAPE_SKY, flatLandscape, glazedTiles, linearGradient, ringTiles, smoothWallpaper, softBlobs, syntheticImage, toGray } from './testing/synthetic-images';
 import type { RgbImage } from './types';
 import { DEFAULT_MIN_SCORE, verifyMatch } from './verify';
 
@@ -215,5 +216,48 @@ describe('crops placed by their pixels', () => {
     near(rect.right, 75);
     near(rect.top, 0);
     near(rect.bottom, (100 * (420 - FLAT_LANDSCAPE_SKY)) / 480);
+  });
+});
+
+describe('which collection images can hold a placement\'s colours', () => {
+  /** A collection image as a search reads it: its stored copy's colour shares and frame. */
+  const storedColours = (rgb: RgbImage) => ({ shares: colourShares(rgb), frame: { width: rgb.width, height: rgb.height } });
+
+  it('holds crops of an image in that image, and refuses images of other colours, which would not confirm them', async () => {
+    const images = [await smoothWallpaper(1), await smoothWallpaper(2), await softBlobs(1), await glazedTiles(1, 40), await linearGradient(['hsl(200,60%,14%)', 'hsl(175,38%,44%)', 'hsl(195,55%,22%)'])];
+    const stored = await Promise.all(images.map(async (rgb) => ({ rgb: await edit.scale(rgb, 0.375), features: (await evidence(rgb)).features })));
+    let refused = 0;
+    for (const [i, image] of images.entries()) {
+      for (const [area, x, y] of [[0.25, 0.1, 0.9], [0.5, 0.7, 0.3]] as const) {
+        const copy = await evidence(await edit.jpeg(await edit.scale(await edit.crop(image, edit.cropBox(image, area, x, y)), 0.5), 30));
+        const colours = placedColours(copy.rgb);
+        for (const [j, target] of stored.entries()) {
+          const { shares, frame } = storedColours(target.rgb);
+          const held = mayHoldPlacement(colours, shares, frame);
+          if (i === j) expect(held, `a ${area} crop of image ${i} in its own image`).toBe(true);
+          else if (!held) {
+            refused++;
+            expect(await confirmPlacedCrop(copy, target), `a ${area} crop of image ${i} refused in image ${j}`).toBeNull();
+          }
+        }
+      }
+    }
+    // Of the 40 pairs of a crop and another image, a quarter at least: those of other palettes.
+    expect(refused).toBeGreaterThanOrEqual(10);
+  });
+
+  it('holds a crop whose flat band its image lost to the border cut by the crop\'s content inside the band, and refuses it otherwise', async () => {
+    const scene = await syntheticImage(3);
+    const band = { r: 27, g: 45, b: 152 };
+    // The scene under a flat band of a colour it lacks; the collection image is the scene, which the border cut left.
+    const withBand = new Uint8Array(scene.data.length + scene.width * 200 * 3);
+    for (let i = 0; i < scene.width * 200; i++) withBand.set([band.r, band.g, band.b], 3 * i);
+    withBand.set(scene.data, scene.width * 200 * 3);
+    const banded: RgbImage = { width: scene.width, height: scene.height + 200, data: withBand };
+    const copy = await evidence(await edit.jpeg(await edit.crop(banded, { left: 100, top: 0, width: 500, height: 500 }), 80));
+    const { shares, frame } = storedColours(scene);
+    expect(mayHoldPlacement(placedColours(copy.rgb), shares, frame)).toBe(false);
+    expect(mayHoldPlacement(placedColours(copy.rgb, belowFlatTop), shares, frame)).toBe(true);
+    expect(await confirmPlacedCrop(copy, await evidence(scene), {}, belowFlatTop)).not.toBeNull();
   });
 });

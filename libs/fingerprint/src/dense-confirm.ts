@@ -1,5 +1,6 @@
 import { colourLikeness } from './colour-likeness';
-import { finerThanCoarse, locateCrop, TEXTURE_SIDE_SCALE, type CropPlacement } from './crop-locator';
+import { colourNotHeld, colourShares } from './colour-set';
+import { finerThanCoarse, locateCrop, smallestPlacedArea, TEXTURE_SIDE_SCALE, type CropPlacement } from './crop-locator';
 import { alignedByPixels, settledAlignment } from './enhanced-score';
 import { applyHomography, invert, multiply, type Homography } from './geometry';
 import { matchMetrics } from './match-metrics';
@@ -379,6 +380,42 @@ async function placementSharesDetail(query: RgbImage, target: RgbImage, fit: Mat
     (await confirmSharedDetail(query, target, asShared, targetScale, aligned)) ??
     judgedOnceSettled(query, target, asShared, targetScale, (settled) => confirmSharedDetail(query, target, settled, targetScale))
   );
+}
+
+/**
+ * Most of a query's colour that a collection image may fail to hold (`colourNotHeld`) and still be worth placing the
+ * query in (`mayHoldPlacement`). A placement is confirmed only where its colours agree within a few levels pixel for
+ * pixel (PLACED_LIKENESS_*), so the image must hold nearly all of them. In the matching benchmark's large sample (3,977
+ * placements, 416 confirmed), no confirmed placement left more than 0.009 of its query's colour not held, and 1,179 of
+ * the others left more than 0.1: a third of the placements' time, spent before on reading, decoding and searching
+ * images of other colours (docs/benchmarks.md, session 57).
+ */
+export const PLACED_MAX_COLOUR_NOT_HELD = 0.1;
+
+/**
+ * The colours a placement of a query compares (`colourShares`), with their frames' shapes: the query's, and those of its
+ * content inside its flat bands when it has them, which `confirmPlacedCrop` places when the query is not placed.
+ */
+export interface PlacedColours {
+  shares: Float64Array;
+  width: number;
+  height: number;
+}
+
+export function placedColours(query: RgbImage, insideFlatBands?: ContentBoxOf): PlacedColours[] {
+  const inside = insideFlatBands && cropRgb(query, insideFlatBands(query));
+  const parts = inside && inside !== query ? [query, inside] : [query];
+  return parts.map((rgb) => ({ shares: colourShares(rgb), width: rgb.width, height: rgb.height }));
+}
+
+/**
+ * Whether a collection image whose colour shares are `shares` (`colourShares`, as stored) and whose frame is `frame` can
+ * hold the colours of a query placed in it (`placedColours`): they leave at most PLACED_MAX_COLOUR_NOT_HELD of the
+ * query's colour not held, the placement covering as little of the image as `locateCrop` searches. When it cannot,
+ * `confirmPlacedCrop` would find no placement whose colours agree.
+ */
+export function mayHoldPlacement(colours: readonly PlacedColours[], shares: Float64Array, frame: { width: number; height: number }): boolean {
+  return colours.some((part) => colourNotHeld(part.shares, shares, smallestPlacedArea(part, frame)) <= PLACED_MAX_COLOUR_NOT_HELD);
 }
 
 /** A placed crop whose colours agree: the map of target pixels to query pixels, and their colour correlation. */

@@ -1,4 +1,4 @@
-import { colourSet, pixelsInSharedMemory, colourShares, isSmoothThroughout, sameFrameShape, storedFrame, confirmDense, noSpareThread, SpareRunner, confirmPlacedCrop, confirmSharedDetail, confirmUpright, DenseCheck, UPRIGHT_CHECK, confirmWholeImage, deserializeFeatures, differenceHash, hashDistance, matchInRotatedFrame, mirrorGray, weakFitOptions, worthDenseCheck, enhancedScore, Features, GrayImage, MatchResult, renderOverlay, RgbImage, rgbToGray, runInThisThread, TaskRunner, verifyInThisThread, verifyMatch, VerifyBatch } from '@loupe/fingerprint';
+import { colourSet, pixelsInSharedMemory, colourShares, decodeColourShares, mayHoldPlacement, placedColours, isSmoothThroughout, sameFrameShape, storedFrame, confirmDense, noSpareThread, SpareRunner, confirmPlacedCrop, confirmSharedDetail, confirmUpright, DenseCheck, UPRIGHT_CHECK, confirmWholeImage, deserializeFeatures, differenceHash, hashDistance, matchInRotatedFrame, mirrorGray, weakFitOptions, worthDenseCheck, enhancedScore, Features, GrayImage, MatchResult, renderOverlay, RgbImage, rgbToGray, runInThisThread, TaskRunner, verifyInThisThread, verifyMatch, VerifyBatch } from '@loupe/fingerprint';
 import { decodeToRgb, findContentBox, findContentInsideFlatBands, NormalizedImage, normalizeImage } from '@loupe/imaging';
 import type { BlobStore, CollectionRef, ImageRepository, MatchIndexRepository } from '@loupe/storage';
 import { CompareResult, ComparePayload, InputRefusedError, MatchItem, QuerySource, SearchPayload, SearchResult } from '../contracts';
@@ -685,13 +685,13 @@ export class MatchService {
 
   /**
    * The placement chance (`confirmPlacedCrop`) of `candidates` that have stored features (read into `fetched` when the
-   * verification rounds did not): upright crops that neither features nor a weak fit could align. Their stored pixels
-   * are taken from `read` when there, and added to it.
+   * verification rounds did not) and can hold the query's colours (`holdingPlacedColours`): upright crops that neither
+   * features nor a weak fit could align. Their stored pixels are taken from `read` when there, and added to it.
    */
   private async confirmPlacements(state: SearchState, query: LoadedQuery, candidates: number[], check: DenseCheck, withdrawal: AbortSignal) {
     const { fetched } = state;
     await this.fetchFeatures(candidates, fetched);
-    const withFeatures = candidates.filter((imagePk) => fetched.get(imagePk)?.length);
+    const withFeatures = await this.holdingPlacedColours(query, candidates.filter((imagePk) => fetched.get(imagePk)?.length), fetched);
     const pixelsOf = await this.storedPixelsOf(state, withFeatures);
     return this.checkEach(
       withFeatures.map((imagePk, i) => {
@@ -700,6 +700,21 @@ export class MatchService {
         return target && { candidate: imagePk, confirmed: this.run(placedCropTask, { query: queryPixels(query), target, check }, withdrawal) };
       }),
     );
+  }
+
+  /**
+   * Those of `candidates` whose stored colour shares can hold the query's colours where it would be placed
+   * (`mayHoldPlacement`), in their order, and those indexed without shares: the others' pixels are not read, nor the
+   * query searched in them.
+   */
+  private async holdingPlacedColours(query: LoadedQuery, candidates: number[], fetched: ReadonlyMap<number, Buffer>): Promise<number[]> {
+    if (candidates.length === 0) return candidates;
+    const stored = await this.index.colourSharesOf(candidates);
+    const colours = placedColours(query.rgb, findContentInsideFlatBands);
+    return candidates.filter((imagePk) => {
+      const shares = stored.get(imagePk);
+      return !shares || mayHoldPlacement(colours, decodeColourShares(shares), storedFrame(fetched.get(imagePk)!));
+    });
   }
 
   /**
