@@ -22,7 +22,12 @@ function colourBin(r: number, g: number, b: number): number {
   if (chroma < GREY_MAX_CHROMA) return Math.min(GREY_BINS - 1, Math.floor((lightness * GREY_BINS) / 256));
   const sector = max === r ? ((g - b) / chroma + 6) % 6 : max === g ? (b - r) / chroma + 2 : (r - g) / chroma + 4;
   const hue = Math.min(HUE_SECTORS - 1, Math.floor((sector / 6) * HUE_SECTORS));
-  return GREY_BINS + hue * COLOUR_LIGHTNESS_BINS + Math.min(COLOUR_LIGHTNESS_BINS - 1, Math.floor((lightness * COLOUR_LIGHTNESS_BINS) / 256));
+  return colouredBin(hue, Math.min(COLOUR_LIGHTNESS_BINS - 1, Math.floor((lightness * COLOUR_LIGHTNESS_BINS) / 256)));
+}
+
+/** The bin of a coloured (not grey) hue sector and lightness bin; the grey bins come first. */
+function colouredBin(hue: number, lightness: number): number {
+  return GREY_BINS + hue * COLOUR_LIGHTNESS_BINS + lightness;
 }
 
 /**
@@ -126,18 +131,19 @@ export function colourOverlap(query: Float64Array, image: Float64Array): number 
  */
 const NEAR_BINS: readonly number[][] = Array.from({ length: 64 }, (_, bin) => {
   const near = new Set([bin]);
-  const colourBin = (hue: number, lightness: number) => GREY_BINS + (((hue % HUE_SECTORS) + HUE_SECTORS) % HUE_SECTORS) * COLOUR_LIGHTNESS_BINS + lightness;
+  // Hue sectors go round the circle.
+  const around = (hue: number, lightness: number) => colouredBin((hue + HUE_SECTORS) % HUE_SECTORS, lightness);
   const greysPerLightness = GREY_BINS / COLOUR_LIGHTNESS_BINS;
   if (bin < GREY_BINS) {
     for (let grey = Math.max(0, bin - 1); grey <= Math.min(GREY_BINS - 1, bin + 1); grey++) {
       near.add(grey);
-      for (let hue = 0; hue < HUE_SECTORS; hue++) near.add(colourBin(hue, Math.floor(grey / greysPerLightness)));
+      for (let hue = 0; hue < HUE_SECTORS; hue++) near.add(colouredBin(hue, Math.floor(grey / greysPerLightness)));
     }
   } else {
     const hue = Math.floor((bin - GREY_BINS) / COLOUR_LIGHTNESS_BINS);
     const lightness = (bin - GREY_BINS) % COLOUR_LIGHTNESS_BINS;
     for (let l = Math.max(0, lightness - 1); l <= Math.min(COLOUR_LIGHTNESS_BINS - 1, lightness + 1); l++) {
-      for (const h of [hue - 1, hue, hue + 1]) near.add(colourBin(h, l));
+      for (const h of [hue - 1, hue, hue + 1]) near.add(around(h, l));
     }
     for (let grey = Math.max(0, greysPerLightness * lightness - 1); grey <= Math.min(GREY_BINS - 1, greysPerLightness * (lightness + 1)); grey++) near.add(grey);
   }

@@ -386,8 +386,8 @@ async function placementSharesDetail(query: RgbImage, target: RgbImage, fit: Mat
  * Most of a query's colour that a collection image may fail to hold (`colourNotHeld`) and still be worth placing the
  * query in (`mayHoldPlacement`). A placement is confirmed only where its colours agree within a few levels pixel for
  * pixel (PLACED_LIKENESS_*), so the image must hold nearly all of them. In the matching benchmark's large sample (3,977
- * placements, 416 confirmed), no confirmed placement left more than 0.009 of its query's colour not held, and 1,179 of
- * the others left more than 0.1: a third of the placements' time, spent before on reading, decoding and searching
+ * placements, 416 confirmed), no confirmed placement left more than 0.009 of its query's colour not held, and 1,130 of
+ * the others left more than 0.1: 31 % of the placements' time, spent before on reading, decoding and searching
  * images of other colours (docs/benchmarks.md, session 57).
  */
 export const PLACED_MAX_COLOUR_NOT_HELD = 0.1;
