@@ -498,7 +498,7 @@ describe('MatchService on a small collection added through ingest', () => {
     expect(result.steps).toHaveProperty('verification');
   }, 60_000);
 
-  it('ranks the images alike in colour again by how much of each colour they have: a crop\'s image, last by colour sets, is placed', async () => {
+  it('ranks the images alike in colour again by how much of each colour they have, read once: a crop\'s image, last by colour sets, is placed', async () => {
     const ref = { accountId, service: 'mobile' };
     const gradient = originals.get(7)!;
     const plainCrop = await staged(await pngOf(await crop(gradient, cropBox(gradient, 0.25, 0.9, 0.3))), 'gradient-crop.png');
@@ -512,7 +512,12 @@ describe('MatchService on a small collection added through ingest', () => {
         return [...others.map((row) => ({ imagePk: row.id, filepath: row.filepath, likeness: 1 })), ...alike.filter((c) => c.filepath === 'wallpapers/gradient.png')];
       },
     }));
-    expect(paths((await new MatchService(images, matchIndex, blobs, lastByColourSet).search(searchPayload(plainCrop))).items)).toEqual(['wallpapers/gradient.png']);
+    // The shares the ranking read are those the colour test before each placement reads: once per search.
+    const asked: number[] = [];
+    const counting = Object.assign(Object.create(matchIndex) as MatchIndexRepository, { colourSharesOf: (imagePks: readonly number[]) => (asked.push(...imagePks), matchIndex.colourSharesOf(imagePks)) });
+    expect(paths((await new MatchService(images, counting, blobs, lastByColourSet).search(searchPayload(plainCrop))).items)).toEqual(['wallpapers/gradient.png']);
+    expect(asked.length).toBeGreaterThan(PLAIN_COLOUR_CANDIDATES);
+    expect(asked.length).toBe(new Set(asked).size);
     // Without stored shares (rows indexed before they were kept) the shortlist's order stands, and the crop is not placed.
     const withoutShares = Object.assign(Object.create(matchIndex) as MatchIndexRepository, { colourSharesOf: async () => new Map() });
     await expect(new MatchService(images, withoutShares, blobs, lastByColourSet).search(searchPayload(plainCrop))).rejects.toMatchObject({ code: INPUT_REFUSED });

@@ -149,6 +149,11 @@ interface SearchState {
   fetched: Map<number, Buffer>;
   /** Stored pixels read or being read: by the shared-detail check of concentrated fits and by the pixel chances. */
   read: PixelReads;
+  /**
+   * Stored colour shares read or being read, by image id (undefined: indexed without): by the colour candidates' ranking
+   * and by the colour test before each placement, which look at many of the same images.
+   */
+  shares: Map<number, Promise<Uint8Array | undefined>>;
   /** The print check's verdicts (`PrintVerdicts`). */
   verdicts: PrintVerdicts;
 }
@@ -236,7 +241,7 @@ export class MatchService {
       const query = await this.loader.withFeatures(pixels, loading);
       steps.lap('query');
       const searchWatch = new Stopwatch().start();
-      const state: SearchState = { ref, payload, paths: new Map(), fetched: new Map(), read: new Map(), verdicts: new PrintVerdicts() };
+      const state: SearchState = { ref, payload, paths: new Map(), fetched: new Map(), read: new Map(), shares: new Map(), verdicts: new PrintVerdicts() };
       const found = hasDistinctivePoints(query) ? await this.matchFeatures(state, query, upright, steps) : await this.matchWholeCopy(state, query, upright, steps);
       const matches = found.map(({ candidate: imagePk, result: match }) => ({ filepath: state.paths.get(imagePk)!, imagePk, match }));
       // A search by a collection filepath returns that image itself first (docs/protocol.md §7): an identical copy
@@ -666,7 +671,7 @@ export class MatchService {
       }
       const { candidates, count } = shortlists.get(by)!;
       const shortlist = await candidates;
-      const alike = await this.mostAlikeInColour(by.rgb, shortlist, count, colours);
+      const alike = await this.mostAlikeInColour(state, by.rgb, shortlist, count, colours);
       for (const { imagePk, filepath } of alike) paths.set(imagePk, filepath);
       this.trace?.alikeInColour('toRotated' in by ? 'upright' : 'query', shortlist.map((c) => c.filepath), alike.map((c) => c.filepath));
       return [...new Set([...voted, ...alike.map(({ imagePk }) => imagePk)])];
@@ -677,9 +682,9 @@ export class MatchService {
    * The `count` images most alike `rgb` in colour of the index's `shortlist` by colour sets (`COLOUR_SHORTLIST`): its
    * first, or by `order` ranked again by their colour shares too (`rankedByColourShares`).
    */
-  private async mostAlikeInColour(rgb: RgbImage, shortlist: ColourCandidate[], count: number, order: ColourOrder): Promise<ColourCandidate[]> {
+  private async mostAlikeInColour(state: SearchState, rgb: RgbImage, shortlist: ColourCandidate[], count: number, order: ColourOrder): Promise<ColourCandidate[]> {
     if (order === 'sets' || shortlist.length <= count) return shortlist.slice(0, count);
-    const stored = await this.index.colourSharesOf(shortlist.map(({ imagePk }) => imagePk));
+    const stored = await this.storedSharesOf(state, shortlist.map(({ imagePk }) => imagePk));
     return rankedByColourShares(shortlist, colourShares(rgb), stored).slice(0, count);
   }
 
@@ -691,7 +696,7 @@ export class MatchService {
   private async confirmPlacements(state: SearchState, query: LoadedQuery, candidates: number[], check: DenseCheck, withdrawal: AbortSignal) {
     const { fetched } = state;
     await this.fetchFeatures(candidates, fetched);
-    const withFeatures = await this.holdingPlacedColours(query, candidates.filter((imagePk) => fetched.get(imagePk)?.length), fetched);
+    const withFeatures = await this.holdingPlacedColours(state, query, candidates.filter((imagePk) => fetched.get(imagePk)?.length));
     const pixelsOf = await this.storedPixelsOf(state, withFeatures);
     return this.checkEach(
       withFeatures.map((imagePk, i) => {
@@ -707,14 +712,29 @@ export class MatchService {
    * (`mayHoldPlacement`), in their order, and those indexed without shares: the others' pixels are not read, nor the
    * query searched in them.
    */
-  private async holdingPlacedColours(query: LoadedQuery, candidates: number[], fetched: ReadonlyMap<number, Buffer>): Promise<number[]> {
+  private async holdingPlacedColours(state: SearchState, query: LoadedQuery, candidates: number[]): Promise<number[]> {
     if (candidates.length === 0) return candidates;
-    const stored = await this.index.colourSharesOf(candidates);
+    const { fetched } = state;
+    const stored = await this.storedSharesOf(state, candidates);
     const colours = placedColours(query.rgb, findContentInsideFlatBands);
     return candidates.filter((imagePk) => {
       const shares = stored.get(imagePk);
       return !shares || mayHoldPlacement(colours, decodeColourShares(shares), storedFrame(fetched.get(imagePk)!));
     });
+  }
+
+  /**
+   * The stored colour shares (`colourSharesOf`) of those `imagePks` indexed with them. Those in `shares` (read, or being
+   * read, by another step of the search) are not read again; the others are added to it.
+   */
+  private async storedSharesOf({ shares }: SearchState, imagePks: readonly number[]): Promise<Map<number, Uint8Array>> {
+    const unread = [...new Set(imagePks)].filter((imagePk) => !shares.has(imagePk));
+    if (unread.length > 0) {
+      const reading = this.index.colourSharesOf(unread);
+      for (const imagePk of unread) shares.set(imagePk, reading.then((stored) => stored.get(imagePk)));
+    }
+    const stored = await Promise.all(imagePks.map((imagePk) => shares.get(imagePk)!));
+    return new Map(imagePks.flatMap((imagePk, i) => (stored[i] ? [[imagePk, stored[i]!] as const] : [])));
   }
 
   /**
