@@ -158,6 +158,19 @@ interface SearchState {
   verdicts: PrintVerdicts;
 }
 
+/**
+ * What a search reads of each image once, whichever of its steps asks first: the values of `imagePks`, those not in
+ * `reads` (read or being read) asked of one `read` call, whose answer per image is kept in `reads`.
+ */
+function readOnce<T>(reads: Map<number, Promise<T>>, imagePks: readonly number[], read: (unread: number[]) => (imagePk: number) => Promise<T>): Promise<T[]> {
+  const unread = [...new Set(imagePks)].filter((imagePk) => !reads.has(imagePk));
+  if (unread.length > 0) {
+    const valueOf = read(unread);
+    for (const imagePk of unread) reads.set(imagePk, valueOf(imagePk));
+  }
+  return Promise.all(imagePks.map((imagePk) => reads.get(imagePk)!));
+}
+
 /** What every second chance of one search reads: the search, its query and its candidates. */
 interface ChanceSearch extends SearchState {
   query: LoadedQuery;
@@ -728,12 +741,10 @@ export class MatchService {
    * read, by another step of the search) are not read again; the others are added to it.
    */
   private async storedSharesOf({ shares }: SearchState, imagePks: readonly number[]): Promise<Map<number, Uint8Array>> {
-    const unread = [...new Set(imagePks)].filter((imagePk) => !shares.has(imagePk));
-    if (unread.length > 0) {
+    const stored = await readOnce(shares, imagePks, (unread) => {
       const reading = this.index.colourSharesOf(unread);
-      for (const imagePk of unread) shares.set(imagePk, reading.then((stored) => stored.get(imagePk)));
-    }
-    const stored = await Promise.all(imagePks.map((imagePk) => shares.get(imagePk)!));
+      return async (imagePk) => (await reading).get(imagePk);
+    });
     return new Map(imagePks.flatMap((imagePk, i) => (stored[i] ? [[imagePk, stored[i]!] as const] : [])));
   }
 
@@ -760,21 +771,14 @@ export class MatchService {
    * run at once (sharp decodes off the main thread): on a query with no match they are most of a second chance's time,
    * and the second chances look at the same best-voted images.
    */
-  private async storedPixelsOf({ ref, paths, read }: SearchState, imagePks: readonly number[]): Promise<Array<NormalizedImage | null>> {
-    const unread = [...new Set(imagePks)].filter((imagePk) => !read.has(imagePk));
-    if (unread.length > 0) {
+  private storedPixelsOf({ ref, paths, read }: SearchState, imagePks: readonly number[]): Promise<Array<NormalizedImage | null>> {
+    return readOnce(read, imagePks, (unread) => {
       const rows = this.images.findByPaths(ref, unread.map((imagePk) => paths.get(imagePk)!));
-      for (const imagePk of unread) {
-        read.set(
-          imagePk,
-          rows.then((found) => {
-            const normBlobKey = found.get(paths.get(imagePk)!)?.norm_blob_key;
-            return normBlobKey ? this.storedPixels(normBlobKey) : null;
-          }),
-        );
-      }
-    }
-    return Promise.all(imagePks.map((imagePk) => read.get(imagePk)!));
+      return async (imagePk) => {
+        const normBlobKey = (await rows).get(paths.get(imagePk)!)?.norm_blob_key;
+        return normBlobKey ? this.storedPixels(normBlobKey) : null;
+      };
+    });
   }
 
   /**
