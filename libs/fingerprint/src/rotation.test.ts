@@ -63,14 +63,26 @@ describe('rotated copies', () => {
       const gray = toGray(turned);
       // The stripes outweigh the canvas edges in the whole image's orientations.
       expect(Math.abs(dominantRotation(gray).angle - degrees)).toBeGreaterThan(3);
-      expect(fillEdgeRotation(gray)!.angle).toBeCloseTo(degrees, 0);
+      expect(fillEdgeRotation(turned)!.angle).toBeCloseTo(degrees, 0);
       expect(uprightCopy(turned, gray)!.angle).toBeCloseTo(degrees, 0);
     }
     // No filled corners: the stripes' own direction is all there is to read, and it is not the canvas's.
-    expect(fillEdgeRotation(toGray(pattern))).toBeNull();
+    expect(fillEdgeRotation(pattern)).toBeNull();
     // Corners of one colour around content that does not reach them in straight edges (a disc on white): none either.
     const disc = await edit.toRgb(sharp(Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="600" height="400"><rect width="600" height="400" fill="#fff"/><circle cx="300" cy="200" r="170" fill="#c0392b"/></svg>')));
-    expect(fillEdgeRotation(toGray(disc))).toBeNull();
+    expect(fillEdgeRotation(disc)).toBeNull();
+  });
+
+  it('reads the rotation of a canvas whose fill is as grey as the image, by its colours, and to a tenth of a degree', async () => {
+    // Grain of orange and brown turned 10° of its own: 122-142 in grey, within a few levels of the grey fill (128), and
+    // 40-90 levels off it in red or blue.
+    const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="720" height="480"><rect width="720" height="480" fill="#d07a4a"/><g transform="translate(360 240) rotate(10)">${Array.from({ length: 60 }, (_, i) => `<rect x="${i * 26 - 780}" y="-800" width="9" height="1600" fill="#b86a30"/>`).join('')}</g></svg>`;
+    const grain = await edit.toRgb(sharp(Buffer.from(svg)));
+    for (const degrees of [20, -20, 27]) {
+      const turned = await edit.jpeg(await edit.rotate(grain, degrees), 40);
+      expect(Math.abs(fillEdgeRotation(turned)!.angle - degrees)).toBeLessThan(0.2);
+      expect(uprightCopy(turned, toGray(turned))!.onFilledCanvas).toBe(true);
+    }
   });
 
   it('tells whether it read the rotation off a filled canvas or off the image\'s own edges', async () => {
