@@ -1,3 +1,4 @@
+import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { finerThanCoarse, locateCrop, TEXTURE_SIDE_SCALE } from './crop-locator';
 import { confirmPlacedCrop, UPRIGHT_CHECK } from './dense-confirm';
@@ -103,6 +104,20 @@ describe('placing a crop by its pixels', () => {
     expect(match).not.toBeNull();
     expect(match!.target_overlap_percent).toBeGreaterThan(22);
     expect(match!.target_overlap_percent).toBeLessThan(28);
+  });
+
+  it('places a crop of fine stripes whose width falls between two of the coarse sizes, where many periods decorrelate a few percent off', async () => {
+    // Stripes of three colours every 28 px across 1,400 (4 px at the coarse search's twice sides): a crop of 0.526 of
+    // the width holds 26 periods, and lies 3.5 % from the searched widths on either side (0.544 and 0.508 of the width
+    // at 7 % steps).
+    const bands = Array.from({ length: 50 }, (_, i) => `<rect x="${i * 28}" width="8" height="900" fill="#7a4fa0"/><rect x="${i * 28 + 8}" width="6" height="900" fill="#3f6fb8"/>`);
+    const stripes = await edit.toRgb(sharp(Buffer.from(`<svg xmlns="http://www.w3.org/2000/svg" width="1400" height="900"><rect width="1400" height="900" fill="#22c46a"/>${bands.join('')}</svg>`)));
+    const crop = await edit.jpeg(await edit.crop(stripes, { left: 301, top: 200, width: 736, height: 473 }), 60);
+    const stored = await edit.scale(stripes, 300 / 900);
+    const placed = (await locateCrop(toGray(crop), toGray(stored), 'correlation', TEXTURE_SIDE_SCALE))!;
+    expect(placed).not.toBeNull();
+    expect(Math.abs((placed.transform[0] * 300) / 900 - 1)).toBeLessThan(0.01);
+    expect(await confirmPlacedCrop(await evidence(crop), await evidence(stored))).not.toBeNull();
   });
 
   it('confirms no crop in another smooth wallpaper or in tiles of other glazes', async () => {
