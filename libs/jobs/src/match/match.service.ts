@@ -541,9 +541,9 @@ export class MatchService {
    * The chances of the query turned upright, when its edges show a rotation off the axes (`uprightQuery`): its own vote
    * (`verifyUprightVote`), its hash neighbours' feature verification with the query's own features, then the three
    * pixel chances again on the upright copy, judged as UPRIGHT_CHECK and answered in order (`firstFound`), the dense and
-   * whole-image checks given the best-voted of its own vote (of the query's, for a query too plain to vote); what they
-   * find told in the query's own frame. Stops before its next step once `stopped` (the query was found as it is). Its
-   * steps are timed on `steps`.
+   * whole-image checks given the best-voted of its own vote (of the query's, for a query too plain to vote; the dense
+   * check those of both for a copy turned on a filled canvas); what they find told in the query's own frame. Stops
+   * before its next step once `stopped` (the query was found as it is). Its steps are timed on `steps`.
    */
   private async uprightChances(search: ChanceSearch, stopped: () => boolean, steps: StepTimer): Promise<Found> {
     const { query, chances, fetched } = search;
@@ -568,7 +568,13 @@ export class MatchService {
           const alike = [...(await chances.placing(query, 'sets')), ...(await chances.placing(upright, 'sets'))];
           return alike.length === 0 ? [] : [...new Set([...(voted ?? []).slice(0, UPRIGHT_VOTED_PLACEMENTS), ...alike])];
         };
-        found.push(...(await this.pixelChances(search, upright, voted ?? chances.dense, uprightNeighbours, placing, UPRIGHT_CHECK)));
+        // On a filled canvas the dense check is given the best-voted of both votes: which of the two ranks a rotated
+        // copy's image higher depends on a pixel of its frame (rows of digits turned -20°, 1st as they are and 8th
+        // upright). Not for a rotation read off the image's own edges (a herringbone's diagonals, mostly): there the
+        // query's own pixel chances run alongside, and in the matching benchmark crops of patterns waited 30 % longer
+        // for their answers as the upright copy's checks held the compute threads.
+        const dense = voted && upright.onFilledCanvas ? [...new Set([...voted, ...chances.dense])] : (voted ?? chances.dense);
+        found.push(...(await this.pixelChances(search, upright, dense, uprightNeighbours, placing, UPRIGHT_CHECK)));
       }
       steps.lap('upright_chances');
     }
