@@ -7,7 +7,7 @@ import type { BlobStore, ImageRepository } from '@loupe/storage';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { Stopwatch } from '../stopwatch';
-import { LoadedQuery, medianResponse, QueryLoader, uprightQuery, wordRepetition, worthPlacing } from './query-loader';
+import { LoadedQuery, medianResponse, QueryLoader, UprightQuery, uprightQuery, wordRepetition, worthPlacing } from './query-loader';
 import { matchVocabulary } from './vocabulary';
 
 /** A query of `count` points whose corner strengths (ORB responses) are all `response`. */
@@ -34,6 +34,13 @@ describe('which queries are worth placing by their pixels', () => {
     expect(worthPlacing(queryWith(1000, 2e-8), words(850, 1000))).toBe(true);
     expect(worthPlacing(queryWith(1000, 2e-7), words(850, 1000))).toBe(true);
     expect(worthPlacing(queryWith(1000, 1e-6), words(850, 1000))).toBe(false);
+  });
+
+  it('places an upright copy of a rotated query whose words repeat a fifth, and not one that repeats less', () => {
+    const upright = (query: LoadedQuery) => ({ ...query, toRotated: [1, 0, 0, 0, 1, 0, 0, 0, 1], onFilledCanvas: true }) as UprightQuery;
+    expect(worthPlacing(queryWith(1000), words(780, 1000))).toBe(false);
+    expect(worthPlacing(upright(queryWith(1000)), words(780, 1000))).toBe(true);
+    expect(worthPlacing(upright(queryWith(1000)), words(820, 1000))).toBe(false);
   });
 
   it('places a rotated JPEG crop of wood grain, whose thousand points are weak corners that hardly repeat', async () => {

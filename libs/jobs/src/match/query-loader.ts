@@ -114,10 +114,22 @@ export function wordRepetition(words: Uint32Array): number {
   return 1 - new Set(words).size / words.length;
 }
 
-/** Whether a query with these visual words (`words`, of its features) is worth placing by its pixels (see above). */
+/**
+ * PLACEABLE_MIN_REPETITION for a query's upright copy (`uprightQuery`). Turned back, a rotated crop of rows of digits
+ * repeats its words less than an upright crop does, and by how much depends on a pixel of its frame: two quarters of
+ * the matching benchmark's digits turned -20° and re-encoded repeated 0.215 and 0.249 upright (0.19 and 0.22 as they
+ * were), and only their placement found them.
+ */
+const UPRIGHT_PLACEABLE_MIN_REPETITION = 0.2;
+
+/**
+ * Whether a query with these visual words (`words`, of its features) is worth placing by its pixels (see above), by
+ * UPRIGHT_PLACEABLE_MIN_REPETITION for an upright copy.
+ */
 export function worthPlacing(query: LoadedQuery, words: Uint32Array): boolean {
   if (query.features.count < PLACEABLE_MAX_POINTS) return true;
-  return wordRepetition(words) >= PLACEABLE_MIN_REPETITION || medianResponse(query.features) < PLACEABLE_MAX_MEDIAN_RESPONSE;
+  const minRepetition = 'toRotated' in query ? UPRIGHT_PLACEABLE_MIN_REPETITION : PLACEABLE_MIN_REPETITION;
+  return wordRepetition(words) >= minRepetition || medianResponse(query.features) < PLACEABLE_MAX_MEDIAN_RESPONSE;
 }
 
 export function tooPlainMessage(query: LoadedQuery): string {
