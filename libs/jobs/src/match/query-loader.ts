@@ -118,7 +118,8 @@ export function wordRepetition(words: Uint32Array): number {
  * PLACEABLE_MIN_REPETITION for a query's upright copy (`uprightQuery`). Turned back, a rotated crop of rows of digits
  * repeats its words less than an upright crop does, and by how much depends on a pixel of its frame: two quarters of
  * the matching benchmark's digits turned -20° and re-encoded repeated 0.215 and 0.249 upright (0.19 and 0.22 as they
- * were), and only their placement found them.
+ * were). Both are placed and confirmed in their stored images, and the dense check confirms neither there; at 0.25
+ * the search found one by the dense check of the query's best-voted, the other not at all.
  */
 const UPRIGHT_PLACEABLE_MIN_REPETITION = 0.2;
 
