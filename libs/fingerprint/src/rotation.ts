@@ -179,10 +179,11 @@ export function fillEdgeRotation(rgb: RgbImage): DominantRotation | null {
   const peakFolded = (peak.angle + 90) % 90;
   /** Each direction's offset from the peak, across the 0°/90° fold, when it agrees with it. */
   const agreeing = (read: number[]) => read.map((d) => ((d - peakFolded + 135) % 90) - 45).filter((offset) => Math.abs(offset) <= FILL_EDGE_AGREEMENT_DEGREES);
-  if (agreeing(samples).length < MIN_FILL_EDGE_AGREEMENT * samples.length) return null;
+  const agreed = agreeing(samples);
+  if (agreed.length < MIN_FILL_EDGE_AGREEMENT * samples.length) return null;
   // Their mean refines the peak beyond the bins' steps, over the longer baseline where the edges are long enough.
   const refined = agreeing(directions(FILL_EDGE_REFINE_STEP));
-  const offsets = refined.length >= MIN_FILL_EDGE_SAMPLES ? refined : agreeing(samples);
+  const offsets = refined.length >= MIN_FILL_EDGE_SAMPLES ? refined : agreed;
   return { angle: peak.angle + offsets.reduce((sum, offset) => sum + offset, 0) / offsets.length, strength: peak.strength };
 }
 
