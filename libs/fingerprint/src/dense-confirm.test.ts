@@ -8,7 +8,7 @@ import { extractFeatures } from './features';
 import { uprightEvidence } from './rotation';
 import { cropRgb } from './rgb';
 import * as edit from './testing/edits';
-import { crossedTiles, FLAT_LANDSCAPE_SKY, flatLandscape, glazedTiles, linearGradient, ringTiles, smoothWallpaper, softBlobs, syntheticImage, toGray } from './testing/synthetic-images';
+import { BADGE_LOGO_BADGE, badgeLogo, crossedTiles, FLAT_LANDSCAPE_SKY, flatLandscape, glazedTiles, linearGradient, ringTiles, smoothWallpaper, softBlobs, syntheticImage, toGray } from './testing/synthetic-images';
 import type { RgbImage } from './types';
 import { DEFAULT_MIN_SCORE, verifyMatch } from './verify';
 
@@ -165,6 +165,23 @@ function belowFlatTop(rgb: RgbImage) {
   return { left: 0, top, right: width, bottom: rgb.height };
 }
 
+/** A stand-in for the imaging library's `findContentInsideFlatBands` on a plain ground: the box inside its lines of ground colour. */
+function insideGround(rgb: RgbImage) {
+  const { width, height, data } = rgb;
+  const ground = (x: number, y: number) => {
+    const i = (y * width + x) * 3;
+    return Math.max(Math.abs(data[i] - data[0]), Math.abs(data[i + 1] - data[1]), Math.abs(data[i + 2] - data[2])) <= 24;
+  };
+  const row = (y: number) => Array.from({ length: width }, (_, x) => ground(x, y)).every(Boolean);
+  const column = (x: number) => Array.from({ length: height }, (_, y) => ground(x, y)).every(Boolean);
+  const box = { left: 0, top: 0, right: width, bottom: height };
+  while (box.top < height - 1 && row(box.top)) box.top++;
+  while (box.bottom > box.top + 1 && row(box.bottom - 1)) box.bottom--;
+  while (box.left < width - 1 && column(box.left)) box.left++;
+  while (box.right > box.left + 1 && column(box.right - 1)) box.right--;
+  return box;
+}
+
 describe('crops placed by their pixels', () => {
   // The template search places these crops a pixel or two off its fine grout lines: as it is, the quarter's colours then
   // differed by over 4 levels, and judged as a shared design the halves' edges were not reproduced, until the
@@ -184,6 +201,18 @@ describe('crops placed by their pixels', () => {
       expect(await confirmPlacedCrop(half, stored, UPRIGHT_CHECK)).not.toBeNull();
       expect(await confirmPlacedCrop(half, otherStored, UPRIGHT_CHECK)).toBeNull();
     }
+  });
+
+  it('places a crop of a logo that keeps the ground its image kept above the badge and the ground its image lost beside it', async () => {
+    const logo = await badgeLogo();
+    // Stored as ingest cuts it: the ground left of the badge and below it is under a quarter of the side, the ground
+    // above it is not.
+    const cut = { left: BADGE_LOGO_BADGE.left, top: 0, width: 990 - BADGE_LOGO_BADGE.left, height: BADGE_LOGO_BADGE.bottom };
+    const stored = await evidence(await edit.scale(await edit.crop(logo, cut), 600 / 686));
+    // A quarter of the logo: 100 px of ground left of the badge, 200 above it, and the badge's top half.
+    const quarter = await evidence(await edit.jpeg(await edit.crop(logo, { left: 0, top: 100, width: 520, height: 343 }), 85));
+    // With the ground taken off both sides, what is left is the badge's top, a strip too plain to place.
+    expect(await confirmPlacedCrop(quarter, stored, {}, insideGround)).not.toBeNull();
   });
 
   it('confirms an upright crop of a fine crossed lattice whose colours decorrelate a pixel off, once settled, and no crop in lattices of other glazes', async () => {

@@ -4,7 +4,7 @@ import { finerThanCoarse, locateCrop, smallestPlacedArea, TEXTURE_SIDE_SCALE, ty
 import { alignedByPixels, settledAlignment } from './enhanced-score';
 import { applyHomography, invert, multiply, type Homography } from './geometry';
 import { matchMetrics } from './match-metrics';
-import { cropRgb, rgbToGray } from './rgb';
+import { cropRgb, rgbToGray, type PixelBox } from './rgb';
 import { ContentBoxOf, matchInRotatedFrame, uprightEvidence } from './rotation';
 import type { Features, GrayImage, MatchResult, RgbImage, VerifyOptions } from './types';
 import { AlignedDetail, confirmSharedDetail, huesDisagree } from './shared-detail';
@@ -350,12 +350,12 @@ export async function confirmPlacedCrop(query: ImageEvidence & { gray?: GrayImag
   let placed = await placeByPixels(query.rgb, query.gray ?? rgbToGray(query.rgb), target.rgb, targetGray);
   // The collection image's border cut may have taken off a flat band (a sky of a fifth of the image) that the crop,
   // where it fills more than the cut allows, kept: the crop is then no crop of the stored image, but its content is.
-  const box = !placed && insideFlatBands ? insideFlatBands(query.rgb) : null;
-  // `cropRgb` hands back the query itself when it has no flat band to take off: then there is nothing to try again.
-  const inside = box && cropRgb(query.rgb, box);
-  if (box && inside && inside !== query.rgb) {
+  const boxes = !placed && insideFlatBands ? flatBandCuts(query.rgb, insideFlatBands(query.rgb)) : [];
+  for (const box of boxes) {
+    const inside = cropRgb(query.rgb, box);
     const shifted = await placeByPixels(inside, rgbToGray(inside), target.rgb, targetGray);
     placed = shifted && { ...shifted, transform: multiply([1, 0, box.left, 0, 1, box.top, 0, 0, 1], shifted.transform) };
+    if (placed) break;
   }
   if (!placed) return null;
   const targetScale = target.rgb.width / target.features.width;
@@ -365,6 +365,22 @@ export async function confirmPlacedCrop(query: ImageEvidence & { gray?: GrayImag
   if (aligned.pointFieldsDiffer()) return null;
   const confirmed = check.sharedDesign ? await placementSharesDetail(query.rgb, target.rgb, fit, targetScale, aligned) : fit;
   return confirmed && { ...confirmed, score: Math.round(DEFAULT_MIN_SCORE * placed.correlation * 100) / 100 };
+}
+
+/**
+ * The boxes of `query` to place once it is not placed as it is, when `inside` (its content inside its flat bands) took
+ * bands off its sides: `inside` first, then, with bands on two or three sides, the query with its bands taken off one
+ * side at a time. The collection image's border cut takes a band off a side only where it is at most MAX_BORDER_SHARE of
+ * that side: a crop of a logo on a plain ground keeps the ground above the logo that its image kept (a third of its
+ * height), and the ground to the logo's left that its image lost; with both taken off, what is left is a strip too plain
+ * to place. Empty when there is no band to take off.
+ */
+function flatBandCuts(query: RgbImage, inside: PixelBox): PixelBox[] {
+  const whole = { left: 0, top: 0, right: query.width, bottom: query.height };
+  const cutSides = (['left', 'top', 'right', 'bottom'] as const).filter((side) => inside[side] !== whole[side]);
+  if (cutSides.length === 0) return [];
+  const oneSide = cutSides.length === 4 || cutSides.length === 1 ? [] : cutSides.map((side) => ({ ...whole, [side]: inside[side] }));
+  return [inside, ...oneSide];
 }
 
 /**

@@ -220,6 +220,34 @@ export async function flatLandscape(): Promise<RgbImage> {
   return toRgb(sharp(Buffer.from(svg)));
 }
 
+/** Where `badgeLogo`'s badge starts: a border cut takes the plain ground left of it (under a quarter), not above it. */
+export const BADGE_LOGO_BADGE = { left: 100, top: 300, right: 390, bottom: 590 };
+
+/**
+ * A logo on a plain ground (1040 x 686): a rounded badge with a ring and a bar in it, and a word of flat glyphs beside
+ * it, the ground above them a third of the height and under a quarter on the other sides.
+ */
+export async function badgeLogo(): Promise<RgbImage> {
+  const { left, top, right, bottom } = BADGE_LOGO_BADGE;
+  const [cx, cy] = [(left + right) / 2, (top + bottom) / 2];
+  const glyphs = [
+    `<rect x="450" y="390" width="60" height="90" rx="28"/>`,
+    `<rect x="530" y="410" width="20" height="70"/>`,
+    `<circle cx="600" cy="445" r="36"/>`,
+    `<rect x="660" y="380" width="22" height="100"/>`,
+    `<polygon points="710,480 745,390 780,480 765,480 745,430 725,480"/>`,
+    `<rect x="800" y="410" width="70" height="22"/>`,
+    `<circle cx="925" cy="445" r="30"/>`,
+  ];
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="1040" height="686">
+    <rect width="1040" height="686" fill="#f2f4f4"/>
+    <rect x="${left}" y="${top}" width="${right - left}" height="${bottom - top}" rx="40" fill="#7a22a6"/>
+    <circle cx="${cx}" cy="${cy}" r="80" fill="none" stroke="#f4f0f8" stroke-width="30"/>
+    <rect x="${cx}" y="${cy - 12}" width="70" height="24" fill="#f4f0f8"/>
+    <g fill="#7a22a6">${glyphs.join('')}</g></svg>`;
+  return toRgb(sharp(Buffer.from(svg)));
+}
+
 /** A plain linear gradient through `stops` (CSS colours) from the top-left corner to (x2, y2) (0-1): no corner at all. */
 export async function linearGradient(stops: string[], x2 = 1, y2 = 0.6, width = 800, height = 600): Promise<RgbImage> {
   const offsets = stops.map((colour, i) => `<stop offset="${i / (stops.length - 1)}" stop-color="${colour}"/>`).join('');
