@@ -64,6 +64,15 @@ export const COLOUR_MIN_LIKENESS = 0.45;
  */
 export const PLAIN_COLOUR_CANDIDATES = 8;
 /**
+ * PLAIN_COLOUR_CANDIDATES for a copy turned upright, which is placed in images ranked by their colour sets alone (see
+ * `ColourOrder` in the match service): sets tie among images of one palette, so their order needs a longer list to hold
+ * what sets and shares hold in 8. Over the matching benchmark's large sample of family queries (756, ranked as they are
+ * by `tools/bench/match/colour-candidates.ts`), the image was among the first 8 by sets for 721, the first 12 for 736,
+ * and the first 8 by sets and shares for 749; a quarter of a gradient turned -20° and back was 11th by sets among 1,000
+ * images (docs/benchmarks.md, session 60).
+ */
+export const PLAIN_COLOUR_CANDIDATES_BY_SETS = 12;
+/**
  * Images most alike in colour by their sets an index answers (`alikeInColour`), which a search ranks again by their
  * sets' likeness plus how much of each colour they have (`colourOverlap` of their stored shares) before placing the
  * first COLOUR_CANDIDATES or PLAIN_COLOUR_CANDIDATES. A set keeps every bin of at least 1 %, so among many images of

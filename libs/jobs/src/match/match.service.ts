@@ -5,7 +5,7 @@ import { CompareResult, ComparePayload, InputRefusedError, MatchItem, QuerySourc
 import { Stopwatch } from '../stopwatch';
 import { StepTimer } from '../step-timer';
 import { compareColors } from './color-compare';
-import { COLOUR_CANDIDATES, ColourCandidate, CollectionSearchIndex, GLOBAL_CANDIDATES, GLOBAL_HASH_MAX_DISTANCE, HashProbe, mergeShortlists, PLAIN_COLOUR_CANDIDATES, rankedByColourShares } from './collection-index';
+import { COLOUR_CANDIDATES, ColourCandidate, CollectionSearchIndex, GLOBAL_CANDIDATES, GLOBAL_HASH_MAX_DISTANCE, HashProbe, mergeShortlists, PLAIN_COLOUR_CANDIDATES, PLAIN_COLOUR_CANDIDATES_BY_SETS, rankedByColourShares } from './collection-index';
 import { storeOverlay } from './overlay-store';
 import { hasDistinctivePoints, LoadedQuery, QueryLoader, tooPlainMessage, UprightQuery, uprightQueryAhead, worthPlacing } from './query-loader';
 import { denseFitTask, pixelsOnly, placedCropTask, wholeImageTask } from './second-chance-tasks';
@@ -105,7 +105,7 @@ interface FeatureVerification {
 }
 
 /**
- * How the images alike a query in colour are chosen for placement (`mostAlikeInColour`): by their colour sets and
+ * How the images alike a query in colour are chosen for placement (`inColourOrder`): by their colour sets and
  * shares, or by their sets alone. A copy turned upright is placed in images chosen by their sets alone: ranked by
  * shares too, images of the query's palette came first more often, and among them an upright copy's placement (judged
  * on a turned copy and its fill) was confirmed in other images: a flat landscape's crop in another of its palette, and a
@@ -678,33 +678,36 @@ export class MatchService {
    * A search's `placing`: where a query (as it is, or its upright copy) is placed by its pixels: `voted` (the best-voted
    * few), then the `alikeCount` images whose colours are most alike its own (`alikeInColour`, asked once per query),
    * which a crop too plain to vote with, or whose image the vote ranks low, still leads to; PLAIN_COLOUR_CANDIDATES for
-   * one smooth throughout (`isSmoothThroughout`), whose colours are all that lead it. Fills `paths` for them.
+   * one smooth throughout (`isSmoothThroughout`), whose colours are all that lead it, PLAIN_COLOUR_CANDIDATES_BY_SETS when
+   * they are ranked by their sets alone. Fills `paths` for them.
    */
   private placing(state: SearchState, voted: number[], alikeCount: number): SecondChanceCandidates['placing'] {
     const { ref, payload, paths } = state;
-    const shortlists = new Map<LoadedQuery, { candidates: Promise<ColourCandidate[]>; count: number }>();
+    const shortlists = new Map<LoadedQuery, { candidates: Promise<ColourCandidate[]>; smooth: boolean }>();
     return async (by, colours) => {
       if (!shortlists.has(by)) {
-        const count = isSmoothThroughout(by.gray) ? Math.max(alikeCount, PLAIN_COLOUR_CANDIDATES) : alikeCount;
-        shortlists.set(by, { candidates: this.collections.alikeInColour(ref, colourSet(by.rgb), payload.options), count });
+        shortlists.set(by, { candidates: this.collections.alikeInColour(ref, colourSet(by.rgb), payload.options), smooth: isSmoothThroughout(by.gray) });
       }
-      const { candidates, count } = shortlists.get(by)!;
+      const { candidates, smooth } = shortlists.get(by)!;
+      const count = smooth ? Math.max(alikeCount, colours === 'sets' ? PLAIN_COLOUR_CANDIDATES_BY_SETS : PLAIN_COLOUR_CANDIDATES) : alikeCount;
       const shortlist = await candidates;
-      const alike = await this.mostAlikeInColour(state, by.rgb, shortlist, count, colours);
+      const ranked = await this.inColourOrder(state, by.rgb, shortlist, count, colours);
+      const alike = ranked.slice(0, count);
       for (const { imagePk, filepath } of alike) paths.set(imagePk, filepath);
-      this.trace?.alikeInColour('toRotated' in by ? 'upright' : 'query', shortlist.map((c) => c.filepath), alike.map((c) => c.filepath));
+      this.trace?.alikeInColour('toRotated' in by ? 'upright' : 'query', ranked.map((c) => c.filepath), alike.map((c) => c.filepath));
       return [...new Set([...voted, ...alike.map(({ imagePk }) => imagePk)])];
     };
   }
 
   /**
-   * The `count` images most alike `rgb` in colour of the index's `shortlist` by colour sets (`COLOUR_SHORTLIST`): its
-   * first, or by `order` ranked again by their colour shares too (`rankedByColourShares`).
+   * The index's `shortlist` of images alike `rgb` by colour sets (`COLOUR_SHORTLIST`) in the order its first `count` are
+   * placed: as it is, or by `order` ranked again by their colour shares too (`rankedByColourShares`) when it holds more
+   * than `count`.
    */
-  private async mostAlikeInColour(state: SearchState, rgb: RgbImage, shortlist: ColourCandidate[], count: number, order: ColourOrder): Promise<ColourCandidate[]> {
-    if (order === 'sets' || shortlist.length <= count) return shortlist.slice(0, count);
+  private async inColourOrder(state: SearchState, rgb: RgbImage, shortlist: ColourCandidate[], count: number, order: ColourOrder): Promise<ColourCandidate[]> {
+    if (order === 'sets' || shortlist.length <= count) return shortlist;
     const stored = await this.storedSharesOf(state, shortlist.map(({ imagePk }) => imagePk));
-    return rankedByColourShares(shortlist, colourShares(rgb), stored).slice(0, count);
+    return rankedByColourShares(shortlist, colourShares(rgb), stored);
   }
 
   /**

@@ -9,6 +9,6 @@ export type TracedQuery = 'query' | 'upright';
 export interface SearchTrace {
   /** A vote's candidates, best first (the query's own vote, widened by its own-scale words, or its upright copy's). */
   voted(by: TracedQuery, filepaths: readonly string[]): void;
-  /** The colour shortlist of `by` (`alikeInColour`, by colour sets) and the images of it that were placed. */
+  /** The colour shortlist of `by` (`alikeInColour`) in the order its first were placed (by sets, or sets and shares), and those placed. */
   alikeInColour(by: TracedQuery, shortlist: readonly string[], placed: readonly string[]): void;
 }
