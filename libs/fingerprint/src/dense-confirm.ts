@@ -369,19 +369,28 @@ export async function confirmPlacedCrop(query: ImageEvidence & { gray?: GrayImag
 
 /**
  * The boxes of `query` to place once it is not placed as it is, when `inside` (its content inside its flat bands) took
- * bands off its sides: `inside` first, then, with bands on two or three sides, the query with its bands taken off one
- * side at a time. The collection image's border cut takes a band off a side only where it is at most MAX_BORDER_SHARE of
- * that side: a crop of a logo on a plain ground keeps the ground above the logo that its image kept (a third of its
- * height), and the ground to the logo's left that its image lost; with both taken off, what is left is a strip too plain
- * to place. Empty when there is no band to take off.
+ * bands off its sides: `inside` first, then, when that left less than ONE_SIDE_CUTS_MAX_INSIDE_SHARE of the query and
+ * the bands are on two or three sides, the query with its bands taken off one side at a time. The collection image's
+ * border cut takes a band off a side only where it is at most MAX_BORDER_SHARE of that side: a quarter of a logo on a
+ * plain ground kept the ground above the badge that its image kept (44 % of its height) and the ground left of the badge
+ * that its image lost; with both taken off, what was left was a strip of the badge (19 % of the quarter) too plain to
+ * place. Empty when there is no band to take off.
  */
 function flatBandCuts(query: RgbImage, inside: PixelBox): PixelBox[] {
   const whole = { left: 0, top: 0, right: query.width, bottom: query.height };
   const cutSides = (['left', 'top', 'right', 'bottom'] as const).filter((side) => inside[side] !== whole[side]);
   if (cutSides.length === 0) return [];
-  const oneSide = cutSides.length === 4 || cutSides.length === 1 ? [] : cutSides.map((side) => ({ ...whole, [side]: inside[side] }));
-  return [inside, ...oneSide];
+  const insideShare = ((inside.right - inside.left) * (inside.bottom - inside.top)) / (query.width * query.height);
+  const oneSideAtATime = insideShare < ONE_SIDE_CUTS_MAX_INSIDE_SHARE && cutSides.length > 1 && cutSides.length < 4;
+  return [inside, ...(oneSideAtATime ? cutSides.map((side) => ({ ...whole, [side]: inside[side] })) : [])];
 }
+
+/**
+ * Most of a query its content inside its flat bands may keep for `flatBandCuts` to also try its bands taken off one side
+ * at a time. Where the bands are thin, what is left is placed as well as the query less one of them, and each try is a
+ * template search in every image the query is placed in.
+ */
+const ONE_SIDE_CUTS_MAX_INSIDE_SHARE = 0.5;
 
 /**
  * The shared-detail check (`confirmSharedDetail`) of a placement judged as a shared design, at the placement and, when
