@@ -105,12 +105,6 @@ function shrink(box: BorderBox, side: Side): void {
  */
 const RUN_FLATNESS = 3;
 
-/**
- * Lines at the inner edge of a run that may drift from its colour and still be taken with it: a border's edge blurred by
- * resizing and JPEG. A longer drift is the start of a gradient, which stays.
- */
-const EDGE_BLUR_LINES = 2;
-
 /** Removes one run of same-colored uniform lines from a side; returns whether anything was removed. */
 function peelRun(img: RgbImage, box: BorderBox, side: Side): boolean {
   if (remaining(box, side) <= 1) return false;
@@ -129,14 +123,6 @@ function peelRun(img: RgbImage, box: BorderBox, side: Side): boolean {
   if (differsBy(lines[Math.floor(lines.length / 2)], runColor, RUN_FLATNESS)) {
     Object.assign(box, before);
     return false;
-  }
-  // A flat band that runs into a gradient: the band ends where its lines start to drift, not where they have drifted
-  // RUN_COLOR_TOLERANCE, which takes a gradient's first rows with it.
-  let flatLines = lines.length;
-  while (differsBy(lines[flatLines - 1], runColor, RUN_FLATNESS)) flatLines--;
-  if (lines.length - flatLines > EDGE_BLUR_LINES) {
-    Object.assign(box, before);
-    for (let i = 0; i < flatLines; i++) shrink(box, side);
   }
   return true;
 }
