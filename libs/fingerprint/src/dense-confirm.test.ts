@@ -156,16 +156,10 @@ describe('whole-image confirmation', () => {
   });
 });
 
-/** A stand-in for the imaging library's `findContentInsideFlatBands` on a flat top band: the rows below it. */
-function belowFlatTop(rgb: RgbImage) {
-  const { width, data } = rgb;
-  const differs = (i: number) => Math.max(Math.abs(data[i] - data[0]), Math.abs(data[i + 1] - data[1]), Math.abs(data[i + 2] - data[2])) > 24;
-  let top = 0;
-  while (top < rgb.height - 1 && !Array.from({ length: width }, (_, x) => (top * width + x) * 3).some(differs)) top++;
-  return { left: 0, top, right: width, bottom: rgb.height };
-}
-
-/** A stand-in for the imaging library's `findContentInsideFlatBands` on a plain ground: the box inside its lines of ground colour. */
+/**
+ * A stand-in for the imaging library's `findContentInsideFlatBands` on a flat band or plain ground: the box inside its
+ * lines of the top-left pixel's colour.
+ */
 function insideGround(rgb: RgbImage) {
   const { width, height, data } = rgb;
   const ground = (x: number, y: number) => {
@@ -237,7 +231,7 @@ describe('crops placed by their pixels', () => {
     // Its left part with the sky: flat rows over a third of the crop, more than a border cut takes off.
     const crop = await evidence(await edit.jpeg(await edit.crop(landscape, { left: 40, top: 0, width: 560, height: 420 }), 90));
     expect(await confirmPlacedCrop(crop, stored)).toBeNull();
-    const match = await confirmPlacedCrop(crop, stored, {}, belowFlatTop);
+    const match = await confirmPlacedCrop(crop, stored, {}, insideGround);
     expect(match).not.toBeNull();
     expect(match!.score).toBeLessThanOrEqual(DEFAULT_MIN_SCORE);
     // Told in the frames of the whole crop and of the stored copy: the crop's top 120 of 420 rows lie above the copy,
@@ -291,7 +285,7 @@ describe('which collection images can hold a placement\'s colours', () => {
     const copy = await evidence(await edit.jpeg(await edit.crop(banded, { left: 100, top: 0, width: 500, height: 500 }), 80));
     const { shares, frame } = storedColours(scene);
     expect(mayHoldPlacement(placedColours(copy.rgb), shares, frame)).toBe(false);
-    expect(mayHoldPlacement(placedColours(copy.rgb, belowFlatTop), shares, frame)).toBe(true);
-    expect(await confirmPlacedCrop(copy, await evidence(scene), {}, belowFlatTop)).not.toBeNull();
+    expect(mayHoldPlacement(placedColours(copy.rgb, insideGround), shares, frame)).toBe(true);
+    expect(await confirmPlacedCrop(copy, await evidence(scene), {}, insideGround)).not.toBeNull();
   });
 });
