@@ -49,6 +49,34 @@ describe('findContentBox', () => {
     expect(findContentBox(img)).toEqual({ left: 30, top: 0, right: 130, bottom: 80 });
   });
 
+  /** A plain wallpaper: `band` flat lines along one side, then its colour shades away by a third of a level per line. */
+  function bandOverGradient(width: number, height: number, band: number, vertical: boolean): RgbImage {
+    const data = new Uint8Array(width * height * 3);
+    for (let y = 0; y < height; y++) {
+      for (let x = 0; x < width; x++) {
+        const shade = Math.max(0, (vertical ? x : y) - band) / 3;
+        data.set([104, Math.round(50 + shade), Math.round(24 + shade / 4)], (y * width + x) * 3);
+      }
+    }
+    return { width, height, data };
+  }
+
+  it('takes a flat band off where a gradient starts, not where the gradient has drifted as far as a border run may', () => {
+    const band = 40;
+    const box = findContentBox(bandOverGradient(240, 300, band, false));
+    // The band and the lines still within a few levels of it (10 at this slope); a run that goes on while lines stay
+    // within 10 levels of its first takes 30 lines of the gradient too.
+    expect(box.top).toBeGreaterThanOrEqual(band);
+    expect(box.top).toBeLessThanOrEqual(band + 12);
+  });
+
+  it('never cuts a band that ends sooner where the whole run took more than a quarter of the side', () => {
+    // 130 flat columns of 600 (22 %), and the run within 10 levels of them reaches 161 (27 %): the side stays whole,
+    // as it does in an edited copy whose shading ends the band elsewhere.
+    const box = findContentBox(bandOverGradient(600, 200, 130, true));
+    expect(box).toEqual({ left: 0, top: 0, right: 600, bottom: 200 });
+  });
+
   it('keeps a flat band wider than a border may be, which findContentInsideFlatBands takes off (a flat sky over a third of a crop)', async () => {
     const picture = await photoLike(200, 140);
     const sky = 70;

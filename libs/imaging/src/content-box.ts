@@ -105,8 +105,18 @@ function shrink(box: BorderBox, side: Side): void {
  */
 const RUN_FLATNESS = 3;
 
-/** Removes one run of same-colored uniform lines from a side; returns whether anything was removed. */
-function peelRun(img: RgbImage, box: BorderBox, side: Side): boolean {
+/**
+ * Lines at the inner edge of a run that may drift from its colour and still be taken with it: a border's edge blurred by
+ * resizing and JPEG. A longer drift is the start of a gradient, which stays.
+ */
+const EDGE_BLUR_LINES = 2;
+
+/**
+ * Removes one run of same-colored uniform lines from a side; returns whether anything was removed. With `endAtDrift`, a
+ * flat band that runs into a gradient ends where its lines start to drift (within RUN_FLATNESS of the band), not where
+ * they have drifted RUN_COLOR_TOLERANCE, which takes a gradient's first lines with it.
+ */
+function peelRun(img: RgbImage, box: BorderBox, side: Side, endAtDrift: boolean): boolean {
   if (remaining(box, side) <= 1) return false;
   const runColor = edgeLine(img, box, side);
   if (runColor === null) return false;
@@ -123,6 +133,14 @@ function peelRun(img: RgbImage, box: BorderBox, side: Side): boolean {
   if (differsBy(lines[Math.floor(lines.length / 2)], runColor, RUN_FLATNESS)) {
     Object.assign(box, before);
     return false;
+  }
+  if (endAtDrift) {
+    let flatLines = lines.length;
+    while (differsBy(lines[flatLines - 1], runColor, RUN_FLATNESS)) flatLines--;
+    if (lines.length - flatLines > EDGE_BLUR_LINES) {
+      Object.assign(box, before);
+      for (let i = 0; i < flatLines; i++) shrink(box, side);
+    }
   }
   return true;
 }
@@ -149,20 +167,36 @@ export function findContentInsideFlatBands(img: RgbImage): BorderBox {
   return peeledBox(img, 1);
 }
 
-/** The box left by peeling runs of uniform lines off each side, a side restored when it peeled beyond `maxBorderShare`. */
+/**
+ * The box left by peeling runs of uniform lines off each side, a side restored when it peeled beyond `maxBorderShare`;
+ * a side's cut then ends where its last band's lines start to drift, when that is sooner. Only a cut the share allows
+ * is shortened: a band that ends sooner never makes a cut the share refused (a wallpaper's margin drifting over a
+ * third of its width stays whole, as every edited copy of it does).
+ */
 function peeledBox(img: RgbImage, maxBorderShare: number): BorderBox {
   const whole: BorderBox = { left: 0, top: 0, right: img.width, bottom: img.height };
-  const box = { ...whole };
-  const sides: Side[] = ['top', 'bottom', 'left', 'right'];
-  for (let round = 0; round < MAX_BORDER_RUNS; round++) {
-    let peeled = false;
-    for (const side of sides) peeled = peelRun(img, box, side) || peeled;
-    if (!peeled) break;
-  }
+  const box = peelSides(img, false);
   if (box.top > img.height * maxBorderShare) box.top = 0;
   if (img.height - box.bottom > img.height * maxBorderShare) box.bottom = img.height;
   if (box.left > img.width * maxBorderShare) box.left = 0;
   if (img.width - box.right > img.width * maxBorderShare) box.right = img.width;
+  const toBandsEnd = peelSides(img, true);
+  box.top = Math.min(box.top, toBandsEnd.top);
+  box.bottom = Math.max(box.bottom, toBandsEnd.bottom);
+  box.left = Math.min(box.left, toBandsEnd.left);
+  box.right = Math.max(box.right, toBandsEnd.right);
   if (box.right - box.left < MIN_CONTENT_SIDE || box.bottom - box.top < MIN_CONTENT_SIDE) return whole;
+  return box;
+}
+
+/** Peels sides in rounds, one run per side per round, so nested borders of different colors come off in turn. */
+function peelSides(img: RgbImage, endAtDrift: boolean): BorderBox {
+  const box: BorderBox = { left: 0, top: 0, right: img.width, bottom: img.height };
+  const sides: Side[] = ['top', 'bottom', 'left', 'right'];
+  for (let round = 0; round < MAX_BORDER_RUNS; round++) {
+    let peeled = false;
+    for (const side of sides) peeled = peelRun(img, box, side, endAtDrift) || peeled;
+    if (!peeled) break;
+  }
   return box;
 }
