@@ -170,8 +170,8 @@ export function findContentInsideFlatBands(img: RgbImage): BorderBox {
 /**
  * The box left by peeling runs of uniform lines off each side, a side restored when it peeled beyond `maxBorderShare`;
  * a side's cut then ends where its last band's lines start to drift, when that is sooner. Only a cut the share allows
- * is shortened: a band that ends sooner never makes a cut the share refused (a wallpaper's margin drifting over a
- * third of its width stays whole, as every edited copy of it does).
+ * is shortened: a band that ends sooner never makes a cut the share refused (a wallpaper's margin drifting over more
+ * than a quarter of its width stays whole, as every edited copy of it does).
  */
 function peeledBox(img: RgbImage, maxBorderShare: number): BorderBox {
   const whole: BorderBox = { left: 0, top: 0, right: img.width, bottom: img.height };
