@@ -19,6 +19,8 @@ export interface QueryTime {
   edit: string;
   ms: number;
   first: string | null;
+  /** The search's time per step (`SearchResult.steps`); absent in files written before steps were recorded. */
+  steps?: Record<string, number>;
 }
 
 interface Pair {
@@ -45,6 +47,19 @@ function byQuery(file: string): Map<string, QueryTime> {
 const ms = (v: number) => `${Math.round(v)} ms`;
 const spread = (times: number[]) => `p50 ${ms(pct(times, 50))}, p95 ${ms(pct(times, 95))}`;
 
+/**
+ * The mean time per step of a run's slowest tenth of searches, which hold its p95: a step the change made dearer shows
+ * here even when it is a small part of the median search.
+ */
+function slowestTenthSteps(run: QueryTime[]): string {
+  const slowest = [...run].sort((a, b) => b.ms - a.ms).slice(0, Math.max(1, Math.round(run.length / 10)));
+  if (slowest.some((t) => !t.steps)) return 'not recorded';
+  const total = new Map<string, number>();
+  for (const t of slowest) for (const [step, stepMs] of Object.entries(t.steps!)) total.set(step, (total.get(step) ?? 0) + stepMs);
+  const mean = slowest.reduce((sum, t) => sum + t.ms, 0) / slowest.length;
+  return `${ms(mean)}: ${[...total].map(([step, sum]) => `${step} ${Math.round(sum / slowest.length)}`).join(' + ')}`;
+}
+
 function describe(size: number, pairs: Pair[]): string[] {
   const same = pairs.filter((p) => p.before.first === p.after.first);
   const changed = pairs.filter((p) => p.before.first !== p.after.first);
@@ -56,6 +71,7 @@ function describe(size: number, pairs: Pair[]): string[] {
   ];
   for (const p of changed) lines.push(`  answer changed: ${p.key}: ${p.before.first ?? 'none'} (${ms(p.before.ms)}) → ${p.after.first ?? 'none'} (${ms(p.after.ms)})`);
   const slowest = [...pairs].sort((a, b) => Math.max(b.before.ms, b.after.ms) - Math.max(a.before.ms, a.after.ms)).slice(0, 6);
+  lines.push(`  slowest tenth, mean ms per step: before ${slowestTenthSteps(pairs.map((p) => p.before))}; after ${slowestTenthSteps(pairs.map((p) => p.after))}`);
   lines.push('  slowest: ' + slowest.map((p) => `${p.before.edit} of ${p.before.source.split('/').pop()} ${ms(p.before.ms)} → ${ms(p.after.ms)}`).join('; '));
   return lines;
 }

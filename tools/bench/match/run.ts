@@ -250,7 +250,7 @@ const queryTimes: QueryTime[] = [];
 function recordSearch(report: ScaleReport, kind: QueryTime['kind'], q: Query, { result, ms, refused }: Awaited<ReturnType<typeof search>>) {
   if (refused) refusals++;
   const first = result.items[0]?.filepath ?? null;
-  queryTimes.push({ size: report.size, kind, family: q.photo.family, source: q.photo.source, edit: q.edit.name, ms: Math.round(ms * 10) / 10, first });
+  queryTimes.push({ size: report.size, kind, family: q.photo.family, source: q.photo.source, edit: q.edit.name, ms: Math.round(ms * 10) / 10, first, steps: result.steps });
   report.searched.push({ query: q, first });
 }
 
