@@ -32,7 +32,10 @@ export function eccAffine(template: GrayImage, input: GrayImage, inputMask: Uint
   const templateSmooth = smooth5(Float32Array.from(template.data), w, h);
   const inputSmooth = smooth5(Float32Array.from(input.data), w, h);
   // The mask shrunk by the smoothing's reach: only pixels whose whole neighbourhood is inside count (as OpenCV does).
-  const maskSmooth = smooth5(Float32Array.from(inputMask, (v) => (v > 0 ? 1 : 0)), w, h);
+  // A loop, not Float32Array.from with a mapping function: that calls it per pixel, 10 ms for a 360 × 270 mask.
+  const mask = new Float32Array(n);
+  for (let i = 0; i < n; i++) mask[i] = inputMask[i] > 0 ? 1 : 0;
+  const maskSmooth = smooth5(mask, w, h);
   const preMask = new Float32Array(n);
   for (let i = 0; i < n; i++) preMask[i] = maskSmooth[i] > 0.95 ? 1 : 0;
   const [gradientX, gradientY] = centralDifferences(inputSmooth, w, h);

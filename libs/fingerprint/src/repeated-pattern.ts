@@ -223,7 +223,8 @@ export class TargetGrid {
     if (this.hasAlike) return;
     const everyTarget = Int32Array.of(0, this.target.count);
     const nearest = nearestTwoInCells(this.query.descriptors, new Int32Array(this.query.count), this.target.descriptors.subarray(0, this.target.count * DESCRIPTOR_BYTES), everyTarget);
-    this.hasAlike = Uint8Array.from(nearest.best, (d) => (d <= GUIDED_MAX_DISTANCE ? 1 : 0));
+    this.hasAlike = new Uint8Array(nearest.best.length);
+    for (let i = 0; i < nearest.best.length; i++) this.hasAlike[i] = nearest.best[i] <= GUIDED_MAX_DISTANCE ? 1 : 0;
   }
 
   private cell(x: number, y: number): number {
