@@ -1,7 +1,7 @@
 /**
  * Where a benchmark's CPU went, by function, from the V8 profiles that `node --cpu-prof` writes (one file per thread:
  * the main thread and every worker of the verification and compute pools). Each function's own time and its time
- * including what it called, summed over the files given, idle time left out. A search hands work to other threads by
+ * including what it called, summed over the files given, waiting and unattributed time left out. A search hands work to other threads by
  * message, so a worker's stacks start at its task (`verifyMatch`, `locateCrop`, ...), not at the search step that
  * asked for it: read the tasks' inclusive times, and the main thread's steps, apart.
  *
@@ -28,7 +28,7 @@ interface CpuProfile {
   timeDeltas: number[];
 }
 
-/** Frames that are not work: V8's own bookkeeping of an idle thread. */
+/** Frames left out: a thread waiting for work, and time V8 could not attribute to any frame. */
 const NOT_WORK = new Set(['(idle)', '(program)']);
 
 const frameName = ({ callFrame: f }: ProfileNode) => `${f.functionName || '(anonymous)'} ${basename(f.url || '') || '(native)'}:${f.lineNumber + 1}`;
