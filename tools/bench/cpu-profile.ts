@@ -1,9 +1,9 @@
 /**
  * Where a benchmark's CPU went, by function, from the V8 profiles that `node --cpu-prof` writes (one file per thread:
  * the main thread and every worker of the verification and compute pools). Each function's own time and its time
- * including what it called, summed over the files given, waiting and unattributed time left out. A search hands work to other threads by
- * message, so a worker's stacks start at its task (`verifyMatch`, `locateCrop`, ...), not at the search step that
- * asked for it: read the tasks' inclusive times, and the main thread's steps, apart.
+ * including what it called, summed over the files given, waiting and unattributed time left out. A search hands work
+ * to other threads by message, so a worker's stacks start at its task (`verifyMatch`, `locateCrop`, ...), not at the
+ * search step that asked for it: read the tasks' inclusive times, and the main thread's steps, apart.
  *
  *   node --cpu-prof --cpu-prof-dir=DIR --expose-gc --import tsx tools/bench/match/run.ts ...
  *   npx tsx tools/bench/cpu-profile.ts [--top N] [--from S --to S] DIR/CPU.*.cpuprofile
@@ -51,14 +51,15 @@ function timeByFunction(files: readonly string[], fromS = 0, toS = Infinity) {
       const node = byId.get(id)!;
       if (elapsedUs / 1e6 < fromS || elapsedUs / 1e6 > toS || NOT_WORK.has(node.callFrame.functionName)) return;
       total += ms;
-      own.set(frameName(node), (own.get(frameName(node)) ?? 0) + ms);
+      const name = frameName(node);
+      own.set(name, (own.get(name) ?? 0) + ms);
       // A recursive function counts once per sample in its inclusive time.
       const counted = new Set<string>();
       for (let at: number | undefined = id; at !== undefined; at = parentOf.get(at)) {
-        const name = frameName(byId.get(at)!);
-        if (counted.has(name)) continue;
-        counted.add(name);
-        inclusive.set(name, (inclusive.get(name) ?? 0) + ms);
+        const caller = frameName(byId.get(at)!);
+        if (counted.has(caller)) continue;
+        counted.add(caller);
+        inclusive.set(caller, (inclusive.get(caller) ?? 0) + ms);
       }
     });
   }

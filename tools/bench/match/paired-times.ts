@@ -8,7 +8,8 @@
  *   npx tsx tools/bench/match/paired-times.ts before.jsonl after.jsonl
  */
 import { readFileSync } from 'node:fs';
-import { pct } from '../report';
+import type { StepTimes } from '@loupe/jobs';
+import { meanSteps, pct } from '../report';
 
 /** One search of a benchmark run: where and what it searched, its time, and the first image it answered. */
 export interface QueryTime {
@@ -20,7 +21,7 @@ export interface QueryTime {
   ms: number;
   first: string | null;
   /** The search's time per step (`SearchResult.steps`); absent in files written before steps were recorded. */
-  steps?: Record<string, number>;
+  steps?: StepTimes;
 }
 
 interface Pair {
@@ -54,10 +55,8 @@ const spread = (times: number[]) => `p50 ${ms(pct(times, 50))}, p95 ${ms(pct(tim
 function slowestTenthSteps(run: QueryTime[]): string {
   const slowest = [...run].sort((a, b) => b.ms - a.ms).slice(0, Math.max(1, Math.round(run.length / 10)));
   if (slowest.some((t) => !t.steps)) return 'not recorded';
-  const total = new Map<string, number>();
-  for (const t of slowest) for (const [step, stepMs] of Object.entries(t.steps!)) total.set(step, (total.get(step) ?? 0) + stepMs);
   const mean = slowest.reduce((sum, t) => sum + t.ms, 0) / slowest.length;
-  return `${ms(mean)}: ${[...total].map(([step, sum]) => `${step} ${Math.round(sum / slowest.length)}`).join(' + ')}`;
+  return `${ms(mean)}: ${meanSteps(slowest.map((t) => t.steps!)).map(([step, stepMs]) => `${step} ${stepMs}`).join(' + ')}`;
 }
 
 function describe(size: number, pairs: Pair[]): string[] {
